@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# rdma_tcp_port: RDMA_PS_TCP ports held in the host TCP port space.
+#
+#   make setup              install what everything below needs (Debian 12)
+#   make kernel             the patched Linux 6.12 kernel (x86_64, for the VM)
+#   make module             src/rdma_tcp_port.ko against that kernel
+#   make kunit KUNIT_ARCH=um|x86_64
+#                           the KUnit suite, built into the patched kernel
+#   make check              everything that tests the project (CI runs this)
+#
+# Builds live outside the checkout, in $(CACHE), keyed by the Debian package
+# version of linux-source-6.12; a changed patches/ series is re-applied in
+# place so that make rebuilds only what it touches.
+
+PROJECT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+KSRC_TAR ?= /usr/src/linux-source-6.12.tar.xz
+CACHE ?= $(HOME)/.cache/rdma-tcp-port
+KDEB = $(shell dpkg-query -W -f='$${Version}' linux-source-6.12 2>/dev/null | tr '~' '-')
+TREE = $(CACHE)/linux-$(KDEB)
+KBUILD_X86 = $(CACHE)/build-x86_64
+MODBUILD = $(CACHE)/module
+KUNIT_ARCH ?= um
+JOBS ?= $(shell nproc)
+KMAKE = $(MAKE) -C $(TREE) LLVM=1 -j$(JOBS)
+
+.PHONY: all setup tree kernel module kunit kunit-all check fmt fmt-check \
+	clippy checkpatch host-test rust-analyzer clean
+
+all: kernel module
+
+setup:
+	bash $(PROJECT)/scripts/setup-host.sh
+
+tree: setup
+	@mkdir -p $(CACHE)
+	bash $(PROJECT)/scripts/prepare-tree.sh $(PROJECT) $(TREE) $(KSRC_TAR)
+
+# The VM kernel: a small config grown with olddefconfig, as kunit.py does.
+kernel: tree
+	@mkdir -p $(KBUILD_X86)
+	cp $(PROJECT)/configs/vm.config $(KBUILD_X86)/.config
+	$(KMAKE) O=$(KBUILD_X86) olddefconfig
+	$(PROJECT)/scripts/check-config.sh $(PROJECT)/configs/vm.config $(KBUILD_X86)/.config
+	$(KMAKE) O=$(KBUILD_X86) bzImage modules
+
+# Out of tree, from a copy: the in-tree KUnit build uses the checkout as a
+# source directory, which must stay free of build products.
+module: kernel
+	@mkdir -p $(MODBUILD)
+	rsync -a --delete --exclude '*.o' --exclude '*.ko' $(PROJECT)/Kbuild \
+		$(PROJECT)/src $(MODBUILD)/
+	$(MAKE) -C $(KBUILD_X86) M=$(MODBUILD) LLVM=1 $(if $(CLIPPY),CLIPPY=1) modules
+	@mkdir -p $(PROJECT)/out
+	cp $(MODBUILD)/src/rdma_tcp_port.ko $(PROJECT)/out/
+	@echo "module: $(PROJECT)/out/rdma_tcp_port.ko"
+
+clippy: CLIPPY = 1
+clippy: module
+
+KUNIT_FLAGS = --arch=$(KUNIT_ARCH) --build_dir=$(CACHE)/kunit-$(KUNIT_ARCH) \
+	--kunitconfig=$(PROJECT)/kunit/.kunitconfig \
+	--kunitconfig=$(PROJECT)/kunit/$(KUNIT_ARCH).config \
+	--make_options LLVM=1 --make_options RDMA_TCP_PORT_IN_TREE=y \
+	--jobs=$(JOBS) --timeout=900
+
+kunit: tree
+	cd $(TREE) && python3 tools/testing/kunit/kunit.py run $(KUNIT_FLAGS) \
+		--raw_output=all > $(CACHE)/kunit-$(KUNIT_ARCH).log 2>&1; \
+		rc=$$?; \
+		python3 tools/testing/kunit/kunit.py parse < $(CACHE)/kunit-$(KUNIT_ARCH).log; \
+		$(PROJECT)/scripts/check-kunit-log.sh $(CACHE)/kunit-$(KUNIT_ARCH).log && exit $$rc
+
+kunit-all:
+	$(MAKE) kunit KUNIT_ARCH=um
+	$(MAKE) kunit KUNIT_ARCH=x86_64
+
+fmt:
+	rustfmt --edition 2021 $(PROJECT)/src/*.rs
+	cd $(PROJECT) && cargo fmt --all
+
+fmt-check:
+	rustfmt --edition 2021 --check $(PROJECT)/src/*.rs
+	cd $(PROJECT) && cargo fmt --all -- --check
+
+checkpatch: tree
+	cd $(TREE) && ./scripts/checkpatch.pl --strict --no-tree -q \
+		$(addprefix $(PROJECT)/patches/,$(shell grep -v '^#' $(PROJECT)/patches/series))
+	cd $(TREE) && ./scripts/checkpatch.pl --strict --no-tree -q \
+		-f $(PROJECT)/kunit/rdma_tcp_port_test.c
+
+host-test:
+	cd $(PROJECT) && cargo test --workspace
+
+rust-analyzer: kernel
+	$(MAKE) -C $(KBUILD_X86) M=$(MODBUILD) LLVM=1 rust-analyzer
+	cp $(MODBUILD)/rust-project.json $(PROJECT)/
+
+# The README's test command.
+check: setup fmt-check host-test checkpatch
+	$(MAKE) kunit KUNIT_ARCH=um
+	$(MAKE) kunit KUNIT_ARCH=x86_64
+	$(MAKE) clippy
+	@echo "check: all passed"
+
+clean:
+	rm -rf $(PROJECT)/out $(PROJECT)/target

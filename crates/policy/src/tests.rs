@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+
+use super::*;
+
+fn v4(ip: [u8; 4], port: u16) -> SockAddr {
+    let mut raw = [0u8; 128];
+    raw[..2].copy_from_slice(&AF_INET.to_ne_bytes());
+    raw[2..4].copy_from_slice(&port.to_be_bytes());
+    raw[4..8].copy_from_slice(&ip);
+    SockAddr::parse(&raw).expect("an AF_INET address parses")
+}
+
+fn v6(ip: [u8; 16], port: u16) -> SockAddr {
+    let mut raw = [0u8; 128];
+    raw[..2].copy_from_slice(&AF_INET6.to_ne_bytes());
+    raw[2..4].copy_from_slice(&port.to_be_bytes());
+    raw[8..24].copy_from_slice(&ip);
+    SockAddr::parse(&raw).expect("an AF_INET6 address parses")
+}
+
+const ANY4: [u8; 4] = [0, 0, 0, 0];
+const A: [u8; 4] = [192, 0, 2, 1];
+const B: [u8; 4] = [192, 0, 2, 2];
+const S: [u8; 4] = [10, 0, 0, 1];
+
+fn t(src: SockAddr, dst: SockAddr) -> Tuple {
+    Tuple { src, dst }
+}
+
+#[test]
+fn parses_both_families_and_refuses_others() {
+    let a = v4(A, 5001);
+    assert_eq!((a.family, a.port, a.len()), (AF_INET, 5001, SOCKADDR_IN_LEN));
+    assert_eq!(&a.ip[..4], &A);
+    let mut ip6 = [0u8; 16];
+    ip6[15] = 1;
+    let b = v6(ip6, 4420);
+    assert_eq!((b.family, b.port, b.len()), (AF_INET6, 4420, SOCKADDR_IN6_LEN));
+    assert!(!b.is_any());
+    let mut raw = [0u8; 128];
+    raw[0] = 27; // AF_IB
+    assert_eq!(SockAddr::parse(&raw), None);
+    assert_eq!(SockAddr::parse(&[2, 0, 0]), None);
+}
+
+#[test]
+fn writes_the_port_in_network_order() {
+    let mut raw = [0u8; 16];
+    raw[..2].copy_from_slice(&AF_INET.to_ne_bytes());
+    SockAddr::write_port(&mut raw, 0x1389);
+    assert_eq!(&raw[2..4], &[0x13, 0x89]);
+    assert_eq!(SockAddr::parse(&raw).map(|a| a.port), Some(5001));
+}
+
+#[test]
+fn wildcards_and_address_families() {
+    assert!(v4(ANY4, 0).is_any());
+    assert!(v6([0; 16], 0).is_any());
+    assert!(v4(A, 1).same_ip(&v4(A, 2)));
+    assert!(!v4(A, 1).same_ip(&v4(B, 1)));
+    // An IPv6 address never equals an IPv4 one, as cma_addr_cmp() says.
+    let mut mapped = [0u8; 16];
+    mapped[10..12].copy_from_slice(&[0xff, 0xff]);
+    mapped[12..].copy_from_slice(&A);
+    assert!(!v6(mapped, 1).same_ip(&v4(A, 1)));
+}
+
+#[test]
+fn active_means_a_destination() {
+    assert!(t(v4(ANY4, 0), v4(A, 7174)).is_active());
+    assert!(!t(v4(ANY4, 0), v4(ANY4, 0)).is_active());
+}
+
+#[test]
+fn four_tuple_rule_matches_cma_port_is_unique() {
+    let to_a = t(v4(ANY4, 40000), v4(A, 7000));
+    // Same destination and port: the connections would collide.
+    assert!(!to_a.is_unique_against(&to_a));
+    // Another destination address, or another destination port: unique.
+    assert!(to_a.is_unique_against(&t(v4(ANY4, 40000), v4(B, 7000))));
+    assert!(to_a.is_unique_against(&t(v4(ANY4, 40000), v4(A, 7001))));
+    // A wildcard source matches any source ...
+    assert!(!to_a.is_unique_against(&t(v4(S, 40000), v4(A, 7000))));
+    // ... but two different specific sources are unique.
+    let from_s = t(v4(S, 40000), v4(A, 7000));
+    let other = [10, 0, 0, 2];
+    assert!(from_s.is_unique_against(&t(v4(other, 40000), v4(A, 7000))));
+    // A passive id (wildcard destination) conflicts with everything.
+    assert!(!to_a.is_unique_against(&t(v4(ANY4, 40000), v4(ANY4, 0))));
+}
+
+#[test]
+fn admit_refuses_only_what_the_table_is_needed_for() {
+    // idr on: everything.
+    for (bound, iwarp) in [(false, false), (true, false), (true, true)] {
+        assert_eq!(admit(bound, iwarp, true), Ok(()));
+    }
+    // idr off: iWARP and unbound ids, never IB/RoCE ones.
+    assert_eq!(admit(false, false, false), Ok(()));
+    assert_eq!(admit(true, true, false), Ok(()));
+    assert_eq!(admit(true, false, false), Err(Refusal::NeedsTable));
+}

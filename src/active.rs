@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Active-side ports shared under the rdma_cm's 4-tuple rule.
+//!
+//! Upstream lets ids that `rdma_resolve_addr()` bound share an ephemeral
+//! port when their 4-tuples differ, so the number of connections is not
+//! capped by `ip_local_port_range`. A socket bound to port 0 takes a port
+//! exclusively, so once the range is full the module joins a port that its
+//! own active ids hold, with `SK_FORCE_REUSE`, if no id on it has the same
+//! 4-tuple. This table records those ids.
+
+use kernel::prelude::*;
+use kernel::rbtree::RBTree;
+
+use crate::policy::Tuple;
+
+/// `struct net` and `struct socket` addresses, used only as keys.
+type NetKey = usize;
+type SockKey = usize;
+
+/// The ephemeral ports held for active-side ids, grouped by port.
+pub(crate) struct ActivePorts {
+    /// Sorted by namespace, then port: the ids sharing a port are adjacent.
+    by_port: RBTree<(NetKey, u16, SockKey), Tuple>,
+    /// Where each socket sits in `by_port`.
+    by_sock: RBTree<SockKey, (NetKey, u16)>,
+}
+
+impl ActivePorts {
+    pub(crate) fn new() -> Self {
+        Self {
+            by_port: RBTree::new(),
+            by_sock: RBTree::new(),
+        }
+    }
+
+    /// Records that `sock` holds `tuple.src.port` in `net` for `tuple`.
+    pub(crate) fn insert(&mut self, net: NetKey, sock: SockKey, tuple: Tuple) -> Result {
+        let port = tuple.src.port;
+        self.by_sock
+            .try_create_and_insert(sock, (net, port), GFP_KERNEL)?;
+        if let Err(e) = self
+            .by_port
+            .try_create_and_insert((net, port, sock), tuple, GFP_KERNEL)
+        {
+            self.by_sock.remove(&sock);
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Forgets `sock`, if it was recorded.
+    pub(crate) fn remove(&mut self, sock: SockKey) {
+        if let Some((net, port)) = self.by_sock.remove(&sock) {
+            self.by_port.remove(&(net, port, sock));
+        }
+    }
+
+    /// A port in `net` whose ids all differ from `tuple` (same family only).
+    pub(crate) fn find_shareable(&self, net: NetKey, tuple: &Tuple) -> Option<u16> {
+        let mut candidate: Option<u16> = None;
+        let mut ok = false;
+        for (&(n, port, _), cur) in self.by_port.iter() {
+            if n != net {
+                continue;
+            }
+            if candidate != Some(port) {
+                if ok {
+                    return candidate;
+                }
+                candidate = Some(port);
+                ok = true;
+            }
+            ok = ok && cur.src.family == tuple.src.family && tuple.is_unique_against(cur);
+        }
+        if ok {
+            candidate
+        } else {
+            None
+        }
+    }
+}

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Decisions that need no kernel: address parsing, the rdma_cm's 4-tuple
+//! rule for sharing active-side ports, and which ids the provider serves.
+//!
+//! This file is built into the kernel module and, unchanged, into the host
+//! crate `crates/policy`, where `cargo test` checks it. It uses `core` only.
+
+/// `AF_INET`, as Linux numbers it.
+pub const AF_INET: u16 = 2;
+/// `AF_INET6`, as Linux numbers it.
+pub const AF_INET6: u16 = 10;
+/// Size of `struct sockaddr_in`.
+pub const SOCKADDR_IN_LEN: usize = 16;
+/// Size of `struct sockaddr_in6`.
+pub const SOCKADDR_IN6_LEN: usize = 28;
+
+/// An IPv4 or IPv6 socket address, as read from a `struct sockaddr_storage`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SockAddr {
+    /// `AF_INET` or `AF_INET6`.
+    pub family: u16,
+    /// The address; IPv4 uses the first four bytes.
+    pub ip: [u8; 16],
+    /// The port, in host order.
+    pub port: u16,
+}
+
+impl SockAddr {
+    /// Reads an address from the bytes of a `struct sockaddr_storage`.
+    ///
+    /// Returns `None` for any other family, or if `raw` is too short.
+    pub fn parse(raw: &[u8]) -> Option<Self> {
+        let family = u16::from_ne_bytes([*raw.first()?, *raw.get(1)?]);
+        let port = u16::from_be_bytes([*raw.get(2)?, *raw.get(3)?]);
+        let mut ip = [0u8; 16];
+        match family {
+            AF_INET => ip[..4].copy_from_slice(raw.get(4..8)?),
+            AF_INET6 => ip.copy_from_slice(raw.get(8..24)?),
+            _ => return None,
+        }
+        Some(Self { family, ip, port })
+    }
+
+    /// Writes `port` into the bytes of a `struct sockaddr_in{,6}`.
+    pub fn write_port(raw: &mut [u8], port: u16) {
+        if let Some(p) = raw.get_mut(2..4) {
+            p.copy_from_slice(&port.to_be_bytes());
+        }
+    }
+
+    /// Length of the `struct sockaddr_in{,6}` this address comes from.
+    pub fn len(&self) -> usize {
+        if self.family == AF_INET {
+            SOCKADDR_IN_LEN
+        } else {
+            SOCKADDR_IN6_LEN
+        }
+    }
+
+    /// The wildcard address (`INADDR_ANY` or `in6addr_any`), as `cma_any_addr()`.
+    pub fn is_any(&self) -> bool {
+        self.ip == [0u8; 16]
+    }
+
+    /// Same family and address, ports aside; `cma_addr_cmp() == 0`.
+    pub fn same_ip(&self, other: &Self) -> bool {
+        self.family == other.family && self.ip == other.ip
+    }
+}
+
+/// The local and remote end of an active-side id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tuple {
+    /// Source address; its port is the one the ids share.
+    pub src: SockAddr,
+    /// Destination address and port.
+    pub dst: SockAddr,
+}
+
+impl Tuple {
+    /// An id is on the active side when `rdma_resolve_addr()` bound it
+    /// towards a destination.
+    pub fn is_active(&self) -> bool {
+        !self.dst.is_any()
+    }
+
+    /// `cma_port_is_unique()`: may `self` share a source port with `other`?
+    ///
+    /// Two ids sharing a port must differ in destination port, source
+    /// address or destination address, with wildcards matching anything.
+    pub fn is_unique_against(&self, other: &Self) -> bool {
+        let (s, d, cs, cd) = (&self.src, &self.dst, &other.src, &other.dst);
+        let differ = |a: &SockAddr, b: &SockAddr| !a.is_any() && !b.is_any() && !a.same_ip(b);
+        (d.port != 0 && cd.port != 0 && d.port != cd.port) || differ(s, cs) || differ(d, cd)
+    }
+}
+
+/// Why the provider does not serve an id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The rdma_cm's table is off, yet the id is bound to an IB or RoCE
+    /// device, whose connection requests find their listener only there.
+    NeedsTable,
+}
+
+/// Decides whether an id may take its port from the host with the rdma_cm
+/// table in state `track` (the module's `idr` parameter).
+pub fn admit(dev_bound: bool, iwarp: bool, track: bool) -> Result<(), Refusal> {
+    if !track && dev_bound && !iwarp {
+        return Err(Refusal::NeedsTable);
+    }
+    Ok(())
+}

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The `struct rdma_cm_port_ops` this module registers with the rdma_cm:
+//! the C side of the hook calls these three functions for every
+//! RDMA_PS_TCP id of the AF_INET and AF_INET6 families.
+
+use core::mem::{size_of, ManuallyDrop};
+use core::sync::atomic::{AtomicPtr, Ordering};
+
+use kernel::bindings;
+use kernel::prelude::*;
+use kernel::sync::Mutex;
+
+use crate::active::ActivePorts;
+use crate::param;
+use crate::policy::{self, SockAddr, Tuple};
+use crate::reservation::{Reservation, Reuse};
+
+/// The ops table; `owner` makes every held port pin this module.
+#[repr(transparent)]
+pub(crate) struct Ops(bindings::rdma_cm_port_ops);
+
+// SAFETY: the rdma_cm only reads the table; its functions may run anywhere.
+unsafe impl Sync for Ops {}
+
+impl Ops {
+    pub(crate) fn as_ptr(&self) -> *const bindings::rdma_cm_port_ops {
+        &self.0
+    }
+}
+
+pub(crate) static OPS: Ops = Ops(bindings::rdma_cm_port_ops {
+    owner: param::this_module(),
+    get_port: Some(get_port),
+    listen: Some(listen),
+    release_port: Some(release_port),
+});
+
+/// The active-side table, owned by the module instance (see `Provider`).
+static ACTIVE: AtomicPtr<Mutex<ActivePorts>> = AtomicPtr::new(core::ptr::null_mut());
+
+fn active() -> Result<&'static Mutex<ActivePorts>> {
+    let table = ACTIVE.load(Ordering::Acquire);
+    // SAFETY: `ACTIVE` is non-null only between Provider::register() and
+    // Provider's drop, which happens after the ops are unregistered and,
+    // since each held port pins the module, after the last port is released.
+    unsafe { table.as_ref() }.ok_or(ENODEV)
+}
+
+/// The registered provider; dropping it unregisters the ops.
+pub(crate) struct Provider {
+    /// Owns the table that `ACTIVE` points to.
+    _active: Pin<KBox<Mutex<ActivePorts>>>,
+}
+
+impl Provider {
+    pub(crate) fn register() -> Result<Self> {
+        let active = KBox::pin_init(
+            kernel::new_mutex!(ActivePorts::new(), "rdma_tcp_port_active"),
+            GFP_KERNEL,
+        )?;
+        let table: *const Mutex<ActivePorts> = &*active;
+        ACTIVE.store(table.cast_mut(), Ordering::Release);
+        // SAFETY: `OPS` is a static whose functions stay valid while the
+        // ops are registered: the module unregisters them before unloading.
+        let ret = unsafe { bindings::rdma_cm_register_port_ops(OPS.as_ptr()) };
+        if let Err(e) = kernel::error::to_result(ret) {
+            ACTIVE.store(core::ptr::null_mut(), Ordering::Release);
+            return Err(e);
+        }
+        Ok(Self { _active: active })
+    }
+}
+
+impl Drop for Provider {
+    fn drop(&mut self) {
+        // SAFETY: the ops were registered by register().
+        unsafe { bindings::rdma_cm_unregister_port_ops(OPS.as_ptr()) };
+        ACTIVE.store(core::ptr::null_mut(), Ordering::Release);
+    }
+}
+
+const SS_LEN: usize = size_of::<bindings::__kernel_sockaddr_storage>();
+
+/// The `get_port` operation: see `struct rdma_cm_port_ops`.
+///
+/// # Safety
+///
+/// Called by the rdma_cm with a valid request whose `src` and `dst` point
+/// into the id, and a valid `sock` out-pointer.
+unsafe extern "C" fn get_port(
+    req: *mut bindings::rdma_cm_port_req,
+    sock: *mut *mut bindings::socket,
+) -> core::ffi::c_int {
+    // SAFETY: the caller passes a valid, exclusive request.
+    let req = unsafe { &mut *req };
+    // SAFETY: `src` is the id's `sockaddr_storage`; nobody else touches the
+    // address of an id while it is being bound.
+    let src = unsafe { core::slice::from_raw_parts_mut(req.src.cast::<u8>(), SS_LEN) };
+    // SAFETY: as above, read only.
+    let dst = unsafe { core::slice::from_raw_parts(req.dst.cast::<u8>(), SS_LEN) };
+    match take_port(req, src, dst) {
+        Ok(res) => {
+            // SAFETY: `sock` is a valid out-pointer.
+            unsafe { *sock = res.into_raw() };
+            0
+        }
+        Err(e) => e.to_errno(),
+    }
+}
+
+fn take_port(req: &mut bindings::rdma_cm_port_req, src_raw: &mut [u8], dst_raw: &[u8]) -> Result<Reservation> {
+    let track = param::idr();
+    policy::admit(req.dev_bound, req.iwarp, track).map_err(|_| EOPNOTSUPP)?;
+    let src = SockAddr::parse(src_raw).ok_or(EAFNOSUPPORT)?;
+    let tuple = SockAddr::parse(dst_raw).map(|dst| Tuple { src, dst });
+    // Only ids that rdma_resolve_addr() bound to port 0 may share a port.
+    let sharing = tuple.filter(|t| t.is_active() && src.port == 0);
+    let reuse = if req.reuseaddr { Reuse::Can } else { Reuse::No };
+
+    let res = match Reservation::bind(req.net, &src, src_raw, reuse, req.afonly) {
+        Err(e) if e.to_errno() == EADDRINUSE.to_errno() && sharing.is_some() => {
+            return share(req, src_raw, sharing.ok_or(e)?, track);
+        }
+        res => res?,
+    };
+    let port = res.port()?;
+    SockAddr::write_port(src_raw, port);
+    if let Some(mut t) = sharing {
+        t.src.port = port;
+        active()?.lock().insert(req.net as usize, res.as_ptr() as usize, t)?;
+    }
+    req.track = track;
+    Ok(res)
+}
+
+/// The range is full: join a port held by this module's active ids whose
+/// 4-tuples all differ from this id's, as upstream's allocator would.
+fn share(
+    req: &mut bindings::rdma_cm_port_req,
+    src_raw: &mut [u8],
+    mut tuple: Tuple,
+    track: bool,
+) -> Result<Reservation> {
+    let mut table = active()?.lock();
+    let port = table
+        .find_shareable(req.net as usize, &tuple)
+        .ok_or(EADDRINUSE)?;
+    tuple.src.port = port;
+    let mut raw = [0u8; SS_LEN];
+    raw.copy_from_slice(src_raw);
+    SockAddr::write_port(&mut raw, port);
+    let res = Reservation::bind(req.net, &tuple.src, &raw, Reuse::Force, req.afonly)?;
+    table.insert(req.net as usize, res.as_ptr() as usize, tuple)?;
+    src_raw.copy_from_slice(&raw);
+    req.track = track;
+    Ok(res)
+}
+
+/// The `listen` operation: see `struct rdma_cm_port_ops`.
+///
+/// # Safety
+///
+/// `sock` is a socket this module gave the rdma_cm and has not released.
+unsafe extern "C" fn listen(sock: *mut bindings::socket) -> core::ffi::c_int {
+    // SAFETY: the rdma_cm still owns `sock`; ManuallyDrop keeps it so.
+    let Some(res) = (unsafe { Reservation::from_raw(sock) }).map(ManuallyDrop::new) else {
+        return EINVAL.to_errno();
+    };
+    match res.port().and_then(|port| res.make_exclusive(port)) {
+        Ok(()) => 0,
+        Err(e) => e.to_errno(),
+    }
+}
+
+/// The `release_port` operation: see `struct rdma_cm_port_ops`.
+///
+/// # Safety
+///
+/// `sock` is a socket this module gave the rdma_cm, handed back for good.
+unsafe extern "C" fn release_port(sock: *mut bindings::socket) {
+    if let Ok(table) = active() {
+        table.lock().remove(sock as usize);
+    }
+    // SAFETY: the rdma_cm gives the socket back and forgets it.
+    drop(unsafe { Reservation::from_raw(sock) });
+}

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A port held in the host TCP stack by a kernel TCP socket.
+//!
+//! The socket is only ever bound: it never listens or connects, so it takes
+//! part in the host's bind conflict rules without receiving any traffic.
+
+use core::ptr::NonNull;
+
+use kernel::bindings;
+use kernel::error::to_result;
+use kernel::prelude::*;
+
+use crate::policy::{SockAddr, AF_INET6};
+
+/// How the socket shares its port, as `sk_reuse`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reuse {
+    /// `SK_NO_REUSE`: the port is exclusive.
+    No,
+    /// `SK_CAN_REUSE`: `SO_REUSEADDR`.
+    Can,
+    /// `SK_FORCE_REUSE`: join a port regardless of its other owners, as
+    /// `TCP_REPAIR` does. Only for active-side ids that share a port with
+    /// other active-side ids of this module under the 4-tuple rule.
+    Force,
+}
+
+impl Reuse {
+    fn as_sk_reuse(self) -> u8 {
+        // The constants are 0, 1 and 2 (`include/net/sock.h`).
+        match self {
+            Reuse::No => bindings::SK_NO_REUSE as u8,
+            Reuse::Can => bindings::SK_CAN_REUSE as u8,
+            Reuse::Force => bindings::SK_FORCE_REUSE as u8,
+        }
+    }
+}
+
+/// A kernel TCP socket bound to the port it holds.
+///
+/// # Invariants
+///
+/// `sock` points to a socket created by `sock_create_kern()` and owned by
+/// this value; it is released exactly once, when the value is dropped.
+pub(crate) struct Reservation {
+    sock: NonNull<bindings::socket>,
+}
+
+impl Reservation {
+    /// Takes `addr` (port 0: a port of the host's choosing) in `net`, as a
+    /// TCP socket with `reuse` and, for IPv6, `v6only` would.
+    ///
+    /// Errors are the host's own: `EADDRINUSE`, `EACCES`, `EADDRNOTAVAIL`...
+    pub(crate) fn bind(
+        net: *mut bindings::net,
+        addr: &SockAddr,
+        raw: &[u8],
+        reuse: Reuse,
+        v6only: bool,
+    ) -> Result<Self> {
+        let mut sock = core::ptr::null_mut();
+        // SAFETY: `net` is the namespace of an rdma_cm id, which holds a
+        // reference on it for as long as the id, and so this socket, lives.
+        to_result(unsafe {
+            bindings::sock_create_kern(
+                net,
+                i32::from(addr.family),
+                bindings::sock_type_SOCK_STREAM as i32,
+                bindings::IPPROTO_TCP as i32,
+                &mut sock,
+            )
+        })?;
+        // INVARIANT: sock_create_kern() succeeded and gave us the socket.
+        let this = Self {
+            sock: NonNull::new(sock).ok_or(ENOMEM)?,
+        };
+        let sk = this.sk();
+        // SAFETY: `sk` is the live `struct sock` of our socket. lock_sock()
+        // serialises with the socket's own option and bind paths, as in
+        // sock_set_reuseaddr() and ip6_sock_set_v6only().
+        unsafe {
+            bindings::lock_sock_nested(sk, 0);
+            (*sk).__sk_common.set_skc_reuse(reuse.as_sk_reuse());
+            if addr.family == AF_INET6 {
+                (*sk).__sk_common.set_skc_ipv6only(u8::from(v6only));
+            }
+            bindings::release_sock(sk);
+        }
+        let len = addr.len().min(raw.len());
+        // SAFETY: `raw` holds a `struct sockaddr_in{,6}` of at least `len`
+        // bytes; kernel_bind() only reads it.
+        to_result(unsafe {
+            bindings::kernel_bind(
+                this.sock.as_ptr(),
+                raw.as_ptr().cast_mut().cast(),
+                len as i32,
+            )
+        })?;
+        Ok(this)
+    }
+
+    fn sk(&self) -> *mut bindings::sock {
+        // SAFETY: by the type invariant `sock` is live; `sk` is set by
+        // sock_create_kern() and stays until sock_release().
+        unsafe { (*self.sock.as_ptr()).sk }
+    }
+
+    /// The local port the host stack gave the socket.
+    pub(crate) fn port(&self) -> Result<u16> {
+        // SAFETY: all-zero bytes are a valid `sockaddr_storage`.
+        let mut ss: bindings::__kernel_sockaddr_storage = unsafe { core::mem::zeroed() };
+        // SAFETY: the socket is live and `ss` is large enough for any family.
+        let len = unsafe {
+            bindings::kernel_getsockname(self.sock.as_ptr(), core::ptr::from_mut(&mut ss).cast())
+        };
+        to_result(len)?;
+        // SAFETY: `ss` is a plain byte-addressable value of this size.
+        let raw = unsafe {
+            core::slice::from_raw_parts(
+                core::ptr::from_ref(&ss).cast::<u8>(),
+                core::mem::size_of_val(&ss),
+            )
+        };
+        SockAddr::parse(raw).map(|a| a.port).ok_or(EAFNOSUPPORT)
+    }
+
+    /// Applies TCP's listen rule, as the rdma_cm does when an id that
+    /// allowed reuse starts listening: taking the port fails if another
+    /// socket on it listens or does not allow reuse, and from then on nobody
+    /// may join the port, as if this socket listened.
+    pub(crate) fn make_exclusive(&self, port: u16) -> Result {
+        let sk = self.sk();
+        // SAFETY: `sk` is live. Under lock_sock() we run the protocol's
+        // get_port() on the bound port again in the TCP_LISTEN state, which
+        // is the check inet_csk_listen_start() makes, and which also clears
+        // the bind bucket's fast-reuse state. The socket is in no lookup
+        // table, so the transient state is seen by bind conflict checks
+        // only. Clearing `sk_reuse` afterwards keeps the port exclusive.
+        unsafe {
+            bindings::lock_sock_nested(sk, 0);
+            let state = (*sk).__sk_common.skc_state;
+            (*sk).__sk_common.skc_state = bindings::TCP_LISTEN as u8;
+            let ret = match (*(*sk).__sk_common.skc_prot).get_port {
+                Some(get_port) => get_port(sk, port),
+                None => -(bindings::EOPNOTSUPP as i32),
+            };
+            (*sk).__sk_common.skc_state = state;
+            if ret == 0 {
+                (*sk).__sk_common.set_skc_reuse(Reuse::No.as_sk_reuse());
+            }
+            bindings::release_sock(sk);
+            if ret != 0 {
+                return Err(EADDRINUSE);
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands the socket to the rdma_cm, which keeps it in the id.
+    pub(crate) fn into_raw(self) -> *mut bindings::socket {
+        let sock = self.sock.as_ptr();
+        core::mem::forget(self);
+        sock
+    }
+
+    /// Takes back a socket given out by [`Reservation::into_raw`].
+    ///
+    /// # Safety
+    ///
+    /// `sock` came from `into_raw()` and is not used by anyone afterwards.
+    pub(crate) unsafe fn from_raw(sock: *mut bindings::socket) -> Option<Self> {
+        // INVARIANT: the caller gives back the ownership that into_raw() gave.
+        NonNull::new(sock).map(|sock| Self { sock })
+    }
+
+    /// The socket pointer, as the rdma_cm stores it.
+    pub(crate) fn as_ptr(&self) -> *mut bindings::socket {
+        self.sock.as_ptr()
+    }
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        // SAFETY: by the type invariant we own the socket and release it once.
+        unsafe { bindings::sock_release(self.sock.as_ptr()) };
+    }
+}
