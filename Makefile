@@ -61,7 +61,8 @@ clippy: module
 KUNIT_FLAGS = --arch=$(KUNIT_ARCH) --build_dir=$(CACHE)/kunit-$(KUNIT_ARCH) \
 	--kunitconfig=$(PROJECT)/kunit/.kunitconfig \
 	--kunitconfig=$(PROJECT)/kunit/$(KUNIT_ARCH).config \
-	--make_options LLVM=1 --make_options RDMA_TCP_PORT_IN_TREE=y \
+	--make_options LLVM=1 --make_options CLIPPY=1 \
+	--make_options RDMA_TCP_PORT_IN_TREE=y \
 	--jobs=$(JOBS) --timeout=900
 
 # kunit.py prints its own summary; the kernel's log is then searched for

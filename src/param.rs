@@ -62,7 +62,7 @@ const IDR_NAME: &core::ffi::CStr = c"rdma_tcp_port.idr";
 #[link_section = "__param"]
 #[used]
 static IDR_PARAM: KernelParam = KernelParam(bindings::kernel_param {
-    name: IDR_NAME.as_ptr(),
+    name: IDR_NAME.as_ptr().cast(),
     mod_: this_module(),
     ops: &raw const bindings::param_ops_bool,
     perm: 0o644,

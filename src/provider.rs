@@ -12,6 +12,7 @@ use kernel::prelude::*;
 use kernel::sync::Mutex;
 
 use crate::active::ActivePorts;
+use crate::errno;
 use crate::param;
 use crate::policy::{self, SockAddr, Tuple};
 use crate::reservation::{Reservation, Reuse};
@@ -109,17 +110,21 @@ unsafe extern "C" fn get_port(
     }
 }
 
-fn take_port(req: &mut bindings::rdma_cm_port_req, src_raw: &mut [u8], dst_raw: &[u8]) -> Result<Reservation> {
+fn take_port(
+    req: &mut bindings::rdma_cm_port_req,
+    src_raw: &mut [u8],
+    dst_raw: &[u8],
+) -> Result<Reservation> {
     let track = param::idr();
-    policy::admit(req.dev_bound, req.iwarp, track).map_err(|_| EOPNOTSUPP)?;
-    let src = SockAddr::parse(src_raw).ok_or(EAFNOSUPPORT)?;
+    policy::admit(req.dev_bound, req.iwarp, track).map_err(|_| errno::eopnotsupp())?;
+    let src = SockAddr::parse(src_raw).ok_or_else(errno::eafnosupport)?;
     let tuple = SockAddr::parse(dst_raw).map(|dst| Tuple { src, dst });
     // Only ids that rdma_resolve_addr() bound to port 0 may share a port.
     let sharing = tuple.filter(|t| t.is_active() && src.port == 0);
     let reuse = if req.reuseaddr { Reuse::Can } else { Reuse::No };
 
     let res = match Reservation::bind(req.net, &src, src_raw, reuse, req.afonly) {
-        Err(e) if e.to_errno() == EADDRINUSE.to_errno() && sharing.is_some() => {
+        Err(e) if errno::is_eaddrinuse(&e) && sharing.is_some() => {
             return share(req, src_raw, sharing.ok_or(e)?, track);
         }
         res => res?,
@@ -128,7 +133,9 @@ fn take_port(req: &mut bindings::rdma_cm_port_req, src_raw: &mut [u8], dst_raw: 
     SockAddr::write_port(src_raw, port);
     if let Some(mut t) = sharing {
         t.src.port = port;
-        active()?.lock().insert(req.net as usize, res.as_ptr() as usize, t)?;
+        active()?
+            .lock()
+            .insert(req.net as usize, res.as_ptr() as usize, t)?;
     }
     req.track = track;
     Ok(res)
@@ -145,7 +152,7 @@ fn share(
     let mut table = active()?.lock();
     let port = table
         .find_shareable(req.net as usize, &tuple)
-        .ok_or(EADDRINUSE)?;
+        .ok_or_else(errno::eaddrinuse)?;
     tuple.src.port = port;
     let mut raw = [0u8; SS_LEN];
     raw.copy_from_slice(src_raw);

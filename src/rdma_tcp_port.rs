@@ -20,8 +20,9 @@
 use kernel::prelude::*;
 
 mod active;
+mod errno;
 mod param;
-mod policy;
+pub mod policy;
 mod provider;
 mod reservation;
 
@@ -40,7 +41,10 @@ struct RdmaTcpPort {
 impl kernel::Module for RdmaTcpPort {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         let provider = provider::Provider::register()?;
-        pr_info!("RDMA_PS_TCP ports now come from the host TCP stack (idr={})\n", param::idr());
+        pr_info!(
+            "RDMA_PS_TCP ports now come from the host TCP stack (idr={})\n",
+            param::idr()
+        );
         Ok(Self {
             _provider: provider,
         })

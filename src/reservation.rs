@@ -11,6 +11,7 @@ use kernel::bindings;
 use kernel::error::to_result;
 use kernel::prelude::*;
 
+use crate::errno;
 use crate::policy::{SockAddr, AF_INET6};
 
 /// How the socket shares its port, as `sk_reuse`.
@@ -122,7 +123,9 @@ impl Reservation {
                 core::mem::size_of_val(&ss),
             )
         };
-        SockAddr::parse(raw).map(|a| a.port).ok_or(EAFNOSUPPORT)
+        SockAddr::parse(raw)
+            .map(|a| a.port)
+            .ok_or_else(errno::eafnosupport)
     }
 
     /// Applies TCP's listen rule, as the rdma_cm does when an id that
@@ -151,7 +154,7 @@ impl Reservation {
             }
             bindings::release_sock(sk);
             if ret != 0 {
-                return Err(EADDRINUSE);
+                return Err(errno::eaddrinuse());
             }
         }
         Ok(())

@@ -30,12 +30,18 @@ fn t(src: SockAddr, dst: SockAddr) -> Tuple {
 #[test]
 fn parses_both_families_and_refuses_others() {
     let a = v4(A, 5001);
-    assert_eq!((a.family, a.port, a.len()), (AF_INET, 5001, SOCKADDR_IN_LEN));
+    assert_eq!(
+        (a.family, a.port, a.len()),
+        (AF_INET, 5001, SOCKADDR_IN_LEN)
+    );
     assert_eq!(&a.ip[..4], &A);
     let mut ip6 = [0u8; 16];
     ip6[15] = 1;
     let b = v6(ip6, 4420);
-    assert_eq!((b.family, b.port, b.len()), (AF_INET6, 4420, SOCKADDR_IN6_LEN));
+    assert_eq!(
+        (b.family, b.port, b.len()),
+        (AF_INET6, 4420, SOCKADDR_IN6_LEN)
+    );
     assert!(!b.is_any());
     let mut raw = [0u8; 128];
     raw[0] = 27; // AF_IB
