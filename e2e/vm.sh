@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot the patched x86_64 kernel under QEMU (TCG: no KVM here) with
+# virtme-ng, the host's Debian userland as the guest's root, and run one
+# guest script. Usage: vm.sh <kernel build dir> <module .ko> <rdma_hold> <script>
+set -euo pipefail
+kbuild=$1 ko=$2 hold=$3 script=$4
+exec vng --run "$kbuild" --disable-kvm --force-9p --user root --cpus 2 --memory 2G \
+	--exec "RDMA_TCP_PORT_KO=$ko RDMA_HOLD=$hold bash $script"
