@@ -7,6 +7,8 @@
 #   make module             src/rdma_tcp_port.ko against that kernel
 #   make kunit KUNIT_ARCH=um|x86_64
 #                           the KUnit suite, built into the patched kernel
+#   make vm-test            the end-to-end tests in a VM with soft-iWARP
+#   make demo               the seed's port collision, before and after, in the VM
 #   make check              everything that tests the project (CI runs this)
 #
 # Builds live outside the checkout, in $(CACHE), keyed by the Debian package
@@ -25,7 +27,7 @@ JOBS ?= $(shell nproc)
 KMAKE = $(MAKE) -C $(TREE) LLVM=1 -j$(JOBS)
 
 .PHONY: all setup tree kernel module kunit kunit-all check fmt fmt-check \
-	clippy checkpatch host-test rust-analyzer clean
+	clippy checkpatch host-test rust-analyzer clean vm-test demo
 
 all: kernel module
 
@@ -57,6 +59,20 @@ module: kernel
 
 clippy: CLIPPY = 1
 clippy: module
+
+# The librdmacm probe the VM scripts use to take, listen on and hold a port.
+HOLD = $(PROJECT)/out/rdma_hold
+$(HOLD): $(PROJECT)/e2e/rdma_hold.c
+	@mkdir -p $(PROJECT)/out
+	cc -O2 -Wall -Werror -o $@ $< -lrdmacm
+
+VM = $(PROJECT)/e2e/vm.sh $(KBUILD_X86) $(PROJECT)/out/rdma_tcp_port.ko $(HOLD)
+
+vm-test: module $(HOLD)
+	$(VM) $(PROJECT)/e2e/guest-tests.sh
+
+demo: module $(HOLD)
+	$(VM) $(PROJECT)/e2e/demo.sh
 
 KUNIT_FLAGS = --arch=$(KUNIT_ARCH) --build_dir=$(CACHE)/kunit-$(KUNIT_ARCH) \
 	--kunitconfig=$(PROJECT)/kunit/.kunitconfig \
@@ -90,6 +106,7 @@ checkpatch: tree
 		-f $(PROJECT)/kunit/rdma_tcp_port_test.c
 
 host-test:
+	cd $(PROJECT) && cargo clippy --workspace --all-targets -- -D warnings
 	cd $(PROJECT) && cargo test --workspace
 
 rust-analyzer: kernel

@@ -11,6 +11,7 @@ APT_PACKAGES=(
 	python3 python3-pip
 	qemu-system-x86
 	iproute2 rdma-core rdmacm-utils ibverbs-utils perftest iperf nvme-cli
+	librdmacm-dev
 )
 
 missing=()

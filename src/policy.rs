@@ -50,7 +50,7 @@ impl SockAddr {
     }
 
     /// Length of the `struct sockaddr_in{,6}` this address comes from.
-    pub fn len(&self) -> usize {
+    pub fn sockaddr_len(&self) -> usize {
         if self.family == AF_INET {
             SOCKADDR_IN_LEN
         } else {

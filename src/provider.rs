@@ -117,50 +117,50 @@ fn take_port(
 ) -> Result<Reservation> {
     let track = param::idr();
     policy::admit(req.dev_bound, req.iwarp, track).map_err(|_| errno::eopnotsupp())?;
+    req.track = track;
     let src = SockAddr::parse(src_raw).ok_or_else(errno::eafnosupport)?;
-    let tuple = SockAddr::parse(dst_raw).map(|dst| Tuple { src, dst });
     // Only ids that rdma_resolve_addr() bound to port 0 may share a port.
-    let sharing = tuple.filter(|t| t.is_active() && src.port == 0);
+    let sharing = SockAddr::parse(dst_raw)
+        .map(|dst| Tuple { src, dst })
+        .filter(|t| t.is_active() && src.port == 0);
     let reuse = if req.reuseaddr { Reuse::Can } else { Reuse::No };
 
-    let res = match Reservation::bind(req.net, &src, src_raw, reuse, req.afonly) {
-        Err(e) if errno::is_eaddrinuse(&e) && sharing.is_some() => {
-            return share(req, src_raw, sharing.ok_or(e)?, track);
-        }
-        res => res?,
+    let res = match (
+        Reservation::bind(req.net, &src, src_raw, reuse, req.afonly),
+        sharing,
+    ) {
+        (Err(e), Some(tuple)) if errno::is_eaddrinuse(&e) => return share(req, src_raw, tuple),
+        (res, _) => res?,
     };
     let port = res.port()?;
     SockAddr::write_port(src_raw, port);
-    if let Some(mut t) = sharing {
-        t.src.port = port;
-        active()?
-            .lock()
-            .insert(req.net as usize, res.as_ptr() as usize, t)?;
+    if let Some(mut tuple) = sharing {
+        tuple.src.port = port;
+        let key = res.as_ptr() as usize;
+        active()?.lock().insert(req.net as usize, key, tuple)?;
     }
-    req.track = track;
     Ok(res)
 }
 
 /// The range is full: join a port held by this module's active ids whose
 /// 4-tuples all differ from this id's, as upstream's allocator would.
 fn share(
-    req: &mut bindings::rdma_cm_port_req,
+    req: &bindings::rdma_cm_port_req,
     src_raw: &mut [u8],
     mut tuple: Tuple,
-    track: bool,
 ) -> Result<Reservation> {
     let mut table = active()?.lock();
     let port = table
         .find_shareable(req.net as usize, &tuple)
         .ok_or_else(errno::eaddrinuse)?;
     tuple.src.port = port;
+    // Bind a copy: the id's address changes only once the port is ours.
     let mut raw = [0u8; SS_LEN];
     raw.copy_from_slice(src_raw);
     SockAddr::write_port(&mut raw, port);
     let res = Reservation::bind(req.net, &tuple.src, &raw, Reuse::Force, req.afonly)?;
     table.insert(req.net as usize, res.as_ptr() as usize, tuple)?;
-    src_raw.copy_from_slice(&raw);
-    req.track = track;
+    SockAddr::write_port(src_raw, port);
     Ok(res)
 }
 

@@ -88,7 +88,7 @@ impl Reservation {
             }
             bindings::release_sock(sk);
         }
-        let len = addr.len().min(raw.len());
+        let len = addr.sockaddr_len().min(raw.len());
         // SAFETY: `raw` holds a `struct sockaddr_in{,6}` of at least `len`
         // bytes; kernel_bind() only reads it.
         to_result(unsafe {

@@ -31,7 +31,7 @@ fn t(src: SockAddr, dst: SockAddr) -> Tuple {
 fn parses_both_families_and_refuses_others() {
     let a = v4(A, 5001);
     assert_eq!(
-        (a.family, a.port, a.len()),
+        (a.family, a.port, a.sockaddr_len()),
         (AF_INET, 5001, SOCKADDR_IN_LEN)
     );
     assert_eq!(&a.ip[..4], &A);
@@ -39,7 +39,7 @@ fn parses_both_families_and_refuses_others() {
     ip6[15] = 1;
     let b = v6(ip6, 4420);
     assert_eq!(
-        (b.family, b.port, b.len()),
+        (b.family, b.port, b.sockaddr_len()),
         (AF_INET6, 4420, SOCKADDR_IN6_LEN)
     );
     assert!(!b.is_any());
