@@ -103,7 +103,8 @@ checkpatch: tree
 	cd $(TREE) && ./scripts/checkpatch.pl --strict --no-tree -q \
 		$(addprefix $(PROJECT)/patches/,$(shell grep -v '^#' $(PROJECT)/patches/series))
 	cd $(TREE) && ./scripts/checkpatch.pl --strict --no-tree -q \
-		-f $(PROJECT)/kunit/rdma_tcp_port_test.c
+		-f $(PROJECT)/kunit/rdma_tcp_port_test.c \
+		$(PROJECT)/kunit/rdma_tcp_port_kunit.h
 
 host-test:
 	cd $(PROJECT) && cargo clippy --workspace --all-targets -- -D warnings

@@ -39,10 +39,17 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "lrx")) != -1) {
 		switch (opt) {
-		case 'l': listen = 1; break;
-		case 'r': reuse = 1; break;
-		case 'x': hold = 0; break;
-		default: return EINVAL;
+		case 'l':
+			listen = 1;
+			break;
+		case 'r':
+			reuse = 1;
+			break;
+		case 'x':
+			hold = 0;
+			break;
+		default:
+			return EINVAL;
 		}
 	}
 	if (argc - optind != 2 ||

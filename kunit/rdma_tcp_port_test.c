@@ -28,9 +28,7 @@
 #include <net/tcp.h>
 #include <rdma/rdma_cm.h>
 
-/* The Rust provider, built in next to this suite (src/rdma_tcp_port.rs). */
-const struct rdma_cm_port_ops *rdma_tcp_port_kunit_ops(void);
-bool rdma_tcp_port_kunit_set_idr(bool on);
+#include "rdma_tcp_port_kunit.h"
 
 enum ep_kind { TCP, RDMA };
 static const char * const kind_name[] = { "TCP", "RDMA" };
@@ -617,6 +615,7 @@ static struct kunit_suite rdma_tcp_port_suite = {
 	.suite_init = rdma_tcp_port_suite_init,
 	.test_cases = rdma_tcp_port_cases,
 };
+
 kunit_test_suite(rdma_tcp_port_suite);
 
 MODULE_DESCRIPTION("KUnit tests for rdma_tcp_port");

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the built-in Rust provider (src/rdma_tcp_port.rs) exports for the
+ * KUnit suite only.
+ */
+#ifndef _RDMA_TCP_PORT_KUNIT_H
+#define _RDMA_TCP_PORT_KUNIT_H
+
+#include <rdma/rdma_cm.h>
+
+/* The ops the provider registers, to take it away and bring it back. */
+const struct rdma_cm_port_ops *rdma_tcp_port_kunit_ops(void);
+/* Set the module's idr parameter; returns its previous value. */
+bool rdma_tcp_port_kunit_set_idr(bool on);
+
+#endif /* _RDMA_TCP_PORT_KUNIT_H */
