@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the built-in Rust provider (src/rdma_tcp_port.rs) exports for the
+ * What the built-in Rust provider (src/rdma_tcp_port_main.rs) exports for the
  * KUnit suite only.
  */
 #ifndef _RDMA_TCP_PORT_KUNIT_H

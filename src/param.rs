@@ -38,8 +38,8 @@ extern "C" {
 pub(crate) const fn this_module() -> *mut bindings::module {
     #[cfg(MODULE)]
     {
-        // SAFETY: only the address of the module's own descriptor is taken.
-        unsafe { &raw mut __this_module }
+        // Taking the address of an extern static needs no `unsafe`.
+        &raw mut __this_module
     }
     #[cfg(not(MODULE))]
     {
