@@ -12,7 +12,7 @@ step "Two hosts: srv $SRV_IP and cli $CLI_IP, joined by veth, each with a soft-i
 rdma link show
 
 step "iperf listens on TCP port 5001 on srv"
-in_srv iperf -s -p 5001 >/dev/null 2>&1 &
+bg_srv iperf -s -p 5001 >/dev/null 2>&1
 iperf_pid=$!
 wait_for tcp_listening 5001
 in_srv ss -Hltn 'sport = :5001'
@@ -30,19 +30,19 @@ run grep rdma_tcp_port /proc/modules
 step "With rdma_tcp_port: the same request"
 run in_srv "$HOLD" -x -l "$SRV_IP" 5001
 say "-> refused at bind, with the errno TCP gives: the port is iperf's."
-kill "$iperf_pid"; wait "$iperf_pid" 2>/dev/null
+stop "$iperf_pid"
 
 step "And the other way round: an RDMA listener first, then iperf"
-in_srv "$HOLD" -l "$SRV_IP" 5001 >/tmp/demo-hold.out 2>&1 &
+bg_srv "$HOLD" -l "$SRV_IP" 5001 >/tmp/demo-hold.out 2>&1
 hold_pid=$!
 wait_for grep -q holding /tmp/demo-hold.out
 cat /tmp/demo-hold.out
 printf '$ iperf -s -p 5001\n'
 in_srv timeout 20 iperf -s -p 5001 2>&1 | head -3
-kill "$hold_pid"; wait "$hold_pid" 2>/dev/null
+stop "$hold_pid"
 
 step "RDMA on a free port works as before: rping over siw, data verified"
-in_srv timeout 120 rping -s -a "$SRV_IP" -p 7174 -C 3 >/dev/null 2>&1 &
+bg_srv timeout 120 rping -s -a "$SRV_IP" -p 7174 -C 3 >/dev/null 2>&1
 sleep 2
 run in_cli timeout 120 rping -c -a "$SRV_IP" -p 7174 -C 3 -v -V
 say "(rping exit status $?)"

@@ -9,7 +9,7 @@ topology
 say "== topology: srv $SRV_IP (siw_s) <-veth-> cli $CLI_IP (siw_c)"
 
 say "== without the module: the collision, as upstream has it"
-in_srv iperf -s -p 5001 >/dev/null 2>&1 &
+bg_srv iperf -s -p 5001 >/dev/null 2>&1
 iperf_pid=$!
 wait_for tcp_listening 5001
 out=$(in_srv "$HOLD" -x "$SRV_IP" 5001)
@@ -18,7 +18,7 @@ case "$out" in
 *"bind ok"*) ok "upstream: an RDMA id binds the port iperf listens on" ;;
 *) bad "upstream: expected the RDMA bind to succeed next to iperf" ;;
 esac
-kill "$iperf_pid"; wait "$iperf_pid" 2>/dev/null
+stop "$iperf_pid"
 
 say "== insmod"
 expect "insmod rdma_tcp_port.ko" 0 load_module
@@ -27,7 +27,7 @@ modinfo -F parm "$KO" | grep -q '^idr:' && ok "modinfo shows the idr parameter" 
 grep -q '^rdma_tcp_port ' /proc/modules && ok "lsmod lists rdma_tcp_port" || bad "lsmod lists rdma_tcp_port"
 
 say "== the seed's scenario: iperf first"
-in_srv iperf -s -p 5001 >/dev/null 2>&1 &
+bg_srv iperf -s -p 5001 >/dev/null 2>&1
 iperf_pid=$!
 wait_for tcp_listening 5001
 out=$(in_srv "$HOLD" -x -l "$SRV_IP" 5001)
@@ -39,65 +39,66 @@ except OSError as e: print(errno.errorcode[e.errno])")
 [ "$out" = "bind $tcp" ] && [ "$tcp" = EADDRINUSE ] &&
 	ok "RDMA listener refused where iperf listens, as TCP: $tcp" ||
 	bad "RDMA listener next to iperf: '$out', TCP says $tcp"
-kill "$iperf_pid"; wait "$iperf_pid" 2>/dev/null
+stop "$iperf_pid"
 
 say "== the seed's scenario: RDMA first"
-in_srv "$HOLD" -l "$SRV_IP" 5001 >/tmp/hold.out 2>&1 &
+bg_srv "$HOLD" -l "$SRV_IP" 5001 >/tmp/hold.out 2>&1
 hold_pid=$!
 wait_for grep -q holding /tmp/hold.out
+cat /tmp/hold.out
 in_srv timeout 20 iperf -s -p 5001 >/tmp/iperf.out 2>&1
-if grep -qi "address already in use" /tmp/iperf.out; then
+if grep -q "listen ok" /tmp/hold.out && grep -qi "address already in use" /tmp/iperf.out; then
 	ok "iperf refused on the RDMA listener's port: EADDRINUSE"
 else
 	bad "iperf on the RDMA listener's port: $(head -3 /tmp/iperf.out)"
 fi
 
 say "== rmmod while an id holds a port"
+grep rdma_tcp_port /proc/modules
 expect "rmmod refused while a port is held" 1 unload_module
 grep -q '^rdma_tcp_port ' /proc/modules && ok "module still loaded" || bad "module still loaded"
-kill "$hold_pid"; wait "$hold_pid" 2>/dev/null
+stop "$hold_pid"
 wait_for sh -c "! grep -q '^rdma_tcp_port [0-9]* [1-9]' /proc/modules"
 expect "rmmod once the ids are gone" 0 unload_module
 expect "insmod again" 0 load_module
 
 say "== rping over siw, data verified"
-in_srv timeout 120 rping -s -a "$SRV_IP" -p 7174 -C 5 >/tmp/rping-s.out 2>&1 &
+bg_srv timeout 120 rping -s -a "$SRV_IP" -p 7174 -C 5 >/tmp/rping-s.out 2>&1
 srv_pid=$!
-sleep 2
+wait_for tcp_listening 7174
 expect "rping client, 5 pings verified" 0 in_cli timeout 120 rping -c -a "$SRV_IP" -p 7174 -C 5 -V
-wait "$srv_pid" 2>/dev/null
+stop "$srv_pid"
 
 say "== ucmatose"
-in_srv timeout 120 ucmatose -b "$SRV_IP" -c 2 >/tmp/ucm-s.out 2>&1 &
+bg_srv timeout 120 ucmatose -b "$SRV_IP" -c 2 >/tmp/ucm-s.out 2>&1
 srv_pid=$!
-sleep 2
+wait_for tcp_listening 7471
 expect "ucmatose, 2 connections" 0 in_cli timeout 120 ucmatose -s "$SRV_IP" -c 2
-wait "$srv_pid" 2>/dev/null
+stop "$srv_pid"
 
 say "== rdma_server / rdma_client"
-in_srv timeout 120 rdma_server -s "$SRV_IP" -p 7471 >/tmp/rs.out 2>&1 &
+wait_for sh -c "! ip netns exec srv ss -Hltn 'sport = :7471' | grep -q LISTEN"
+bg_srv timeout 120 rdma_server -s "$SRV_IP" -p 7471 >/tmp/rs.out 2>&1
 srv_pid=$!
-sleep 2
+wait_for tcp_listening 7471
 expect "rdma_client" 0 in_cli timeout 120 rdma_client -s "$SRV_IP" -p 7471
-wait "$srv_pid" 2>/dev/null
+stop "$srv_pid"
 
 say "== perftest ib_send_bw -R"
-in_srv timeout 180 ib_send_bw -R -d siw_s -n 100 >/tmp/bw-s.out 2>&1 &
+bg_srv timeout 180 ib_send_bw -R -d siw_s -n 100 >/tmp/bw-s.out 2>&1
 srv_pid=$!
-sleep 3
+wait_for tcp_listening 18515
 expect "ib_send_bw -R" 0 in_cli timeout 180 ib_send_bw -R -d siw_c -n 100 "$SRV_IP"
-wait "$srv_pid" 2>/dev/null
+stop "$srv_pid"
 
 say "== nothing left behind"
-tcp_alloc() { awk '/^TCP:/ { for (i = 1; i < NF; i++) if ($i == "alloc") print $(i + 1) }' /proc/net/sockstat; }
-sleep 1
 before=$(tcp_alloc)
-in_cli "$HOLD" "$CLI_IP" 0 >/tmp/hold2.out 2>&1 &
+bg_cli "$HOLD" "$CLI_IP" 0 >/tmp/hold2.out 2>&1
 hold_pid=$!
 wait_for grep -q holding /tmp/hold2.out
 during=$(tcp_alloc)
-kill "$hold_pid"; wait "$hold_pid" 2>/dev/null
-sleep 1
+stop "$hold_pid"
+wait_for tcp_alloc_at_most "$before"
 after=$(tcp_alloc)
 say "TCP sockets allocated: before $before, holding $during, after $after"
 [ "$during" -gt "$before" ] && [ "$after" -eq "$before" ] &&

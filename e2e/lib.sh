@@ -27,6 +27,15 @@ summary() {
 
 in_srv() { ip netns exec srv "$@"; }
 in_cli() { ip netns exec cli "$@"; }
+# In the background, so that $! is the command itself (ip execs it).
+bg_srv() { ip netns exec srv "$@" & }
+bg_cli() { ip netns exec cli "$@" & }
+# stop PID: end a background command and reap it.
+stop() {
+	kill "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	return 0
+}
 
 # wait_for CMD...: retry for up to 60 s (the guest is emulated).
 wait_for() {
@@ -37,6 +46,9 @@ wait_for() {
 	done
 	return 1
 }
+# TCP sockets allocated, as /proc/net/sockstat counts them (kernel ones too).
+tcp_alloc() { awk '/^TCP:/ { for (i = 1; i < NF; i++) if ($i == "alloc") print $(i + 1) }' /proc/net/sockstat; }
+tcp_alloc_at_most() { [ "$(tcp_alloc)" -le "$1" ]; }
 tcp_listening() { in_srv ss -Hltn "sport = :$1" | grep -q LISTEN; }
 
 topology() {

@@ -6,4 +6,4 @@
 set -euo pipefail
 kbuild=$1 ko=$2 hold=$3 script=$4
 exec vng --run "$kbuild" --disable-kvm --force-9p --user root --cpus 2 --memory 2G \
-	--exec "RDMA_TCP_PORT_KO=$ko RDMA_HOLD=$hold bash $script"
+	--append no5lvl --exec "RDMA_TCP_PORT_KO=$ko RDMA_HOLD=$hold bash $script"
