@@ -119,7 +119,7 @@ check: setup fmt-check host-test checkpatch
 	$(MAKE) kunit KUNIT_ARCH=um
 	$(MAKE) kunit KUNIT_ARCH=x86_64
 	$(MAKE) clippy
-	@echo "check: all passed"
+	$(PROJECT)/scripts/summary.sh $(CACHE)/kunit-um/test.log $(CACHE)/kunit-x86_64/test.log
 
 clean:
 	rm -rf $(PROJECT)/out $(PROJECT)/target
