@@ -8,7 +8,7 @@
 #   make kunit KUNIT_ARCH=um|x86_64
 #                           the KUnit suite, built into the patched kernel
 #   make vm-test            the end-to-end tests in a VM with soft-iWARP
-#   make demo               the seed's port collision, before and after, in the VM
+#   make demo               the main job: the seed's port collision, before and after, in the VM
 #   make check              everything that tests the project (CI runs this)
 #
 # Builds live outside the checkout, in $(CACHE), keyed by the Debian package
