@@ -174,7 +174,7 @@ unsafe extern "C" fn listen(sock: *mut bindings::socket) -> core::ffi::c_int {
     let Some(res) = (unsafe { Reservation::from_raw(sock) }).map(ManuallyDrop::new) else {
         return EINVAL.to_errno();
     };
-    match res.port().and_then(|port| res.make_exclusive(port)) {
+    match res.make_exclusive() {
         Ok(()) => 0,
         Err(e) => e.to_errno(),
     }

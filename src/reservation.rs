@@ -132,7 +132,8 @@ impl Reservation {
     /// allowed reuse starts listening: taking the port fails if another
     /// socket on it listens or does not allow reuse, and from then on nobody
     /// may join the port, as if this socket listened.
-    pub(crate) fn make_exclusive(&self, port: u16) -> Result {
+    pub(crate) fn make_exclusive(&self) -> Result {
+        let port = self.port()?;
         let sk = self.sk();
         // SAFETY: `sk` is live. Under lock_sock() we run the protocol's
         // get_port() on the bound port again in the TCP_LISTEN state, which
