@@ -123,15 +123,21 @@ fn take_port(
     let sharing = SockAddr::parse(dst_raw)
         .map(|dst| Tuple { src, dst })
         .filter(|t| t.is_active() && src.port == 0);
-    let reuse = if req.reuseaddr { Reuse::Can } else { Reuse::No };
-
+    // Every id binds as an SO_REUSEADDR socket would, so that the
+    // connections and TIME_WAIT sockets siw leaves on the port of an earlier
+    // id do not count against it: the rdma_cm never asked its users for
+    // SO_REUSEADDR. An id without reuse then holds the port as a listener
+    // does, which keeps every other socket out.
     let res = match (
-        Reservation::bind(req.net, &src, src_raw, reuse, req.afonly),
+        Reservation::bind(req.net, &src, src_raw, Reuse::Can, req.afonly),
         sharing,
     ) {
         (Err(e), Some(tuple)) if errno::is_eaddrinuse(&e) => return share(req, src_raw, tuple),
         (res, _) => res?,
     };
+    if !req.reuseaddr {
+        res.make_exclusive()?;
+    }
     let port = res.port()?;
     SockAddr::write_port(src_raw, port);
     if let Some(mut tuple) = sharing {

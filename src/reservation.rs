@@ -128,10 +128,10 @@ impl Reservation {
             .ok_or_else(errno::eafnosupport)
     }
 
-    /// Applies TCP's listen rule, as the rdma_cm does when an id that
-    /// allowed reuse starts listening: taking the port fails if another
-    /// socket on it listens or does not allow reuse, and from then on nobody
-    /// may join the port, as if this socket listened.
+    /// Applies TCP's listen rule: taking the port fails if another socket
+    /// on it listens or does not allow reuse, and from then on nobody may
+    /// join the port, as if this socket listened. For an id without reuse
+    /// right after its bind; for one with reuse when it starts listening.
     pub(crate) fn make_exclusive(&self) -> Result {
         let port = self.port()?;
         let sk = self.sk();
