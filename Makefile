@@ -60,18 +60,19 @@ module: kernel
 clippy: CLIPPY = 1
 clippy: module
 
-# The librdmacm probe the VM scripts use to take, listen on and hold a port.
-HOLD = $(PROJECT)/out/rdma_hold
-$(HOLD): $(PROJECT)/e2e/rdma_hold.c
+# The librdmacm tools the VM scripts use: rdma_hold takes, listens on and
+# holds a port; rdma_conns opens and holds many connections.
+TOOLS = $(PROJECT)/out/rdma_hold $(PROJECT)/out/rdma_conns
+$(PROJECT)/out/%: $(PROJECT)/e2e/%.c
 	@mkdir -p $(PROJECT)/out
-	cc -O2 -Wall -Werror -o $@ $< -lrdmacm
+	cc -O2 -Wall -Werror -o $@ $< -lrdmacm -libverbs
 
-VM = $(PROJECT)/e2e/vm.sh $(KBUILD_X86) $(PROJECT)/out/rdma_tcp_port.ko $(HOLD)
+VM = $(PROJECT)/e2e/vm.sh $(KBUILD_X86) $(PROJECT)/out/rdma_tcp_port.ko $(PROJECT)/out
 
-vm-test: module $(HOLD)
+vm-test: module $(TOOLS)
 	$(VM) $(PROJECT)/e2e/guest-tests.sh
 
-demo: module $(HOLD)
+demo: module $(TOOLS)
 	$(VM) $(PROJECT)/e2e/demo.sh
 
 KUNIT_FLAGS = --arch=$(KUNIT_ARCH) --build_dir=$(CACHE)/kunit-$(KUNIT_ARCH) \

@@ -5,7 +5,9 @@
 SRV_IP=10.77.0.1
 CLI_IP=10.77.0.2
 KO=${RDMA_TCP_PORT_KO:?RDMA_TCP_PORT_KO: path of rdma_tcp_port.ko}
-HOLD=${RDMA_HOLD:?RDMA_HOLD: path of the rdma_hold tool}
+TOOLS=${RDMA_TOOLS:?RDMA_TOOLS: directory of rdma_hold and rdma_conns}
+HOLD=$TOOLS/rdma_hold
+CONNS=$TOOLS/rdma_conns
 pass=0
 fail=0
 

@@ -12,5 +12,7 @@
 const struct rdma_cm_port_ops *rdma_tcp_port_kunit_ops(void);
 /* Set the module's idr parameter; returns its previous value. */
 bool rdma_tcp_port_kunit_set_idr(bool on);
+/* Set the module's reserve parameter ("all", "iwarp", "none"); 0 or -EINVAL. */
+int rdma_tcp_port_kunit_set_reserve(const char *val);
 
 #endif /* _RDMA_TCP_PORT_KUNIT_H */

@@ -448,6 +448,42 @@ static void upstream_without_provider(struct kunit *test)
 }
 
 /*
+ * The reserve parameter.  There is no iWARP device here, so under "iwarp" a
+ * wildcard id is left to the rdma_cm's table, as under "none": it binds next
+ * to a TCP listener, and its port is then in that table, whose own errno
+ * refuses a second id.  Unknown values are refused and change nothing.
+ */
+static void reserve_policy(struct kunit *test)
+{
+	static const struct ep_spec any4 = { ANY4, false, -1, true };
+	static const char * const left_to_cma[] = { "none", "iwarp" };
+	struct ep tcp, rdma, again;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, ep_open(&init_net, TCP, &any4, PORT, &tcp), 0);
+	for (i = 0; i < ARRAY_SIZE(left_to_cma); i++) {
+		KUNIT_ASSERT_EQ(test,
+				rdma_tcp_port_kunit_set_reserve(left_to_cma[i]),
+				0);
+		KUNIT_EXPECT_EQ_MSG(test, ep_open(&init_net, RDMA, &any4, PORT,
+						  &rdma), 0, left_to_cma[i]);
+		KUNIT_EXPECT_EQ_MSG(test, ep_open(&init_net, RDMA, &any4, PORT,
+						  &again), -EADDRNOTAVAIL,
+				    left_to_cma[i]);
+		ep_close(&again);
+		ep_close(&rdma);
+	}
+	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_set_reserve("all\n"), 0);
+	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_set_reserve("bogus"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_set_reserve(""), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ep_open(&init_net, RDMA, &any4, PORT, &rdma),
+			-EADDRINUSE);
+	ep_close(&rdma);
+	ep_close(&tcp);
+	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_set_reserve("all"), 0);
+}
+
+/*
  * The idr flag: on, the rdma_cm's own table also records the port (an id
  * bound while the provider is away sees it); off, it does not.
  */
@@ -604,6 +640,7 @@ static struct kunit_case rdma_tcp_port_cases[] = {
 	KUNIT_CASE(sockstat_balanced),
 	KUNIT_CASE(upstream_without_provider),
 	KUNIT_CASE(idr_flag_both_states),
+	KUNIT_CASE(reserve_policy),
 	KUNIT_CASE(other_port_spaces_untouched),
 	KUNIT_CASE(active_side_ceiling),
 	{}

@@ -7,9 +7,13 @@
 //! `__param` section and the `parm`/`parmtype` strings in `.modinfo`.
 //! Built in, both carry the `rdma_tcp_port.` prefix, as C's do.
 
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::ffi::{c_int, CStr};
+use core::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use kernel::bindings;
+use kernel::error::code::EINVAL;
+
+use crate::policy::Reserve;
 
 /// `idr`: also keep RDMA_PS_TCP ids in the rdma_cm's own port table.
 ///
@@ -28,6 +32,61 @@ pub(crate) fn idr() -> bool {
 pub(crate) fn set_idr(on: bool) -> bool {
     IDR.swap(on, Ordering::Relaxed)
 }
+
+/// `reserve`: which ids get a host port (`all`, `iwarp` or `none`, see
+/// [`Reserve`]). Read at every bind, so it can be changed through sysfs.
+static RESERVE: AtomicU8 = AtomicU8::new(0);
+
+/// The `reserve` policy for binds from now on.
+pub(crate) fn reserve() -> Reserve {
+    Reserve::from_u8(RESERVE.load(Ordering::Relaxed))
+}
+
+/// Sets `reserve` from a parameter string: `EINVAL` for an unknown name.
+pub(crate) fn set_reserve(val: &[u8]) -> kernel::error::Result {
+    let r = Reserve::parse(val).ok_or(EINVAL)?;
+    RESERVE.store(r.to_u8(), Ordering::Relaxed);
+    Ok(())
+}
+
+/// `kernel_param_ops::set` for `reserve`.
+///
+/// # Safety
+///
+/// `val` is null or a NUL-terminated string, as the kernel passes it.
+unsafe extern "C" fn reserve_set(val: *const u8, _kp: *const bindings::kernel_param) -> c_int {
+    if val.is_null() {
+        return EINVAL.to_errno();
+    }
+    // SAFETY: the kernel passes a NUL-terminated string.
+    let val = unsafe { CStr::from_ptr(val.cast()) };
+    match set_reserve(val.to_bytes()) {
+        Ok(()) => 0,
+        Err(e) => e.to_errno(),
+    }
+}
+
+/// `kernel_param_ops::get` for `reserve`: the name and a newline.
+///
+/// # Safety
+///
+/// `buf` has room for a page, as the kernel gives sysfs readers.
+unsafe extern "C" fn reserve_get(buf: *mut u8, _kp: *const bindings::kernel_param) -> c_int {
+    let name = reserve().name().as_bytes();
+    // SAFETY: the names are a few bytes, far less than the page at `buf`.
+    unsafe {
+        core::ptr::copy_nonoverlapping(name.as_ptr(), buf, name.len());
+        *buf.add(name.len()) = b'\n';
+    }
+    (name.len() + 1) as c_int
+}
+
+static RESERVE_OPS: bindings::kernel_param_ops = bindings::kernel_param_ops {
+    flags: 0,
+    set: Some(reserve_set),
+    get: Some(reserve_get),
+    free: None,
+};
 
 #[cfg(MODULE)]
 extern "C" {
@@ -50,14 +109,18 @@ pub(crate) const fn this_module() -> *mut bindings::module {
 #[repr(transparent)]
 struct KernelParam(bindings::kernel_param);
 
-// SAFETY: the kernel reads the descriptor only; the value it points to is an
-// `AtomicBool`, written by `param_ops_bool` under the kernel's param lock.
+// SAFETY: the kernel reads the descriptor only; the values behind it are
+// atomics, written by the ops under the kernel's param lock.
 unsafe impl Sync for KernelParam {}
 
 #[cfg(MODULE)]
-const IDR_NAME: &core::ffi::CStr = c"idr";
+const IDR_NAME: &CStr = c"idr";
 #[cfg(not(MODULE))]
-const IDR_NAME: &core::ffi::CStr = c"rdma_tcp_port.idr";
+const IDR_NAME: &CStr = c"rdma_tcp_port.idr";
+#[cfg(MODULE)]
+const RESERVE_NAME: &CStr = c"reserve";
+#[cfg(not(MODULE))]
+const RESERVE_NAME: &CStr = c"rdma_tcp_port.reserve";
 
 #[link_section = "__param"]
 #[used]
@@ -70,6 +133,20 @@ static IDR_PARAM: KernelParam = KernelParam(bindings::kernel_param {
     flags: 0,
     __bindgen_anon_1: bindings::kernel_param__bindgen_ty_1 {
         arg: IDR.as_ptr().cast(),
+    },
+});
+
+#[link_section = "__param"]
+#[used]
+static RESERVE_PARAM: KernelParam = KernelParam(bindings::kernel_param {
+    name: RESERVE_NAME.as_ptr().cast(),
+    mod_: this_module(),
+    ops: &raw const RESERVE_OPS,
+    perm: 0o644,
+    level: -1,
+    flags: 0,
+    __bindgen_anon_1: bindings::kernel_param__bindgen_ty_1 {
+        arg: core::ptr::null_mut(),
     },
 });
 
@@ -95,6 +172,11 @@ modinfo!(
     IDR_PARM,
     b"parm=idr:Also keep RDMA_PS_TCP ids in the rdma_cm port table (IB/RoCE listeners need it) (default: Y)\0",
     b"rdma_tcp_port.parm=idr:Also keep RDMA_PS_TCP ids in the rdma_cm port table (IB/RoCE listeners need it) (default: Y)\0"
+);
+modinfo!(
+    RESERVE_PARM,
+    b"parm=reserve:Which RDMA_PS_TCP ids get a host TCP port: all, iwarp (ids that can meet host TCP) or none (default: all)\0",
+    b"rdma_tcp_port.parm=reserve:Which RDMA_PS_TCP ids get a host TCP port: all, iwarp (ids that can meet host TCP) or none (default: all)\0"
 );
 // MODULE_IMPORT_NS(RDMA_CM_PORT): the rdma_cm exports the hook there.
 modinfo!(

@@ -112,3 +112,62 @@ pub fn admit(dev_bound: bool, iwarp: bool, track: bool) -> Result<(), Refusal> {
     }
     Ok(())
 }
+
+/// Which RDMA_PS_TCP ids get a port held in the host stack (`reserve`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reserve {
+    /// Every id, as the seed did: the default.
+    All,
+    /// Only ids whose connections can meet host TCP: ids bound to an iWARP
+    /// device, and wildcard ids while an iWARP device has a port in the
+    /// id's namespace. IB and RoCE ids keep the rdma_cm's own ports, so an
+    /// RDMA service and a TCP service may share a well-known port there.
+    Iwarp,
+    /// None: the rdma_cm's own table for every id, as without the module.
+    None,
+}
+
+impl Reserve {
+    /// Reads a parameter value; one trailing newline (from sysfs) is fine.
+    pub fn parse(val: &[u8]) -> Option<Self> {
+        let val = val.strip_suffix(b"\n").unwrap_or(val);
+        [Reserve::All, Reserve::Iwarp, Reserve::None]
+            .into_iter()
+            .find(|r| r.name().as_bytes() == val)
+    }
+
+    /// The parameter value that names `self`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reserve::All => "all",
+            Reserve::Iwarp => "iwarp",
+            Reserve::None => "none",
+        }
+    }
+
+    /// A compact form for an atomic.
+    pub fn to_u8(self) -> u8 {
+        self as u8
+    }
+
+    /// The inverse of [`Reserve::to_u8`]; unknown values mean `All`.
+    pub fn from_u8(v: u8) -> Self {
+        match v {
+            1 => Reserve::Iwarp,
+            2 => Reserve::None,
+            _ => Reserve::All,
+        }
+    }
+
+    /// Does an id get a host port? `dev_bound`/`iwarp`: the id is bound to
+    /// a device, an iWARP one; `iwarp_in_net`: for a wildcard id, an iWARP
+    /// device has a port in its namespace.
+    pub fn covers(self, dev_bound: bool, iwarp: bool, iwarp_in_net: bool) -> bool {
+        match self {
+            Reserve::All => true,
+            Reserve::Iwarp if dev_bound => iwarp,
+            Reserve::Iwarp => iwarp_in_net,
+            Reserve::None => false,
+        }
+    }
+}

@@ -102,8 +102,9 @@ unsafe extern "C" fn get_port(
     let dst = unsafe { core::slice::from_raw_parts(req.dst.cast::<u8>(), SS_LEN) };
     match take_port(req, src, dst) {
         Ok(res) => {
-            // SAFETY: `sock` is a valid out-pointer.
-            unsafe { *sock = res.into_raw() };
+            // SAFETY: `sock` is a valid out-pointer; NULL leaves the id to
+            // the rdma_cm's own table.
+            unsafe { *sock = res.map_or(core::ptr::null_mut(), Reservation::into_raw) };
             0
         }
         Err(e) => e.to_errno(),
@@ -114,7 +115,10 @@ fn take_port(
     req: &mut bindings::rdma_cm_port_req,
     src_raw: &mut [u8],
     dst_raw: &[u8],
-) -> Result<Reservation> {
+) -> Result<Option<Reservation>> {
+    if !param::reserve().covers(req.dev_bound, req.iwarp, req.iwarp_in_net) {
+        return Ok(None);
+    }
     let track = param::idr();
     policy::admit(req.dev_bound, req.iwarp, track).map_err(|_| errno::eopnotsupp())?;
     req.track = track;
@@ -132,7 +136,9 @@ fn take_port(
         Reservation::bind(req.net, &src, src_raw, Reuse::Can, req.afonly),
         sharing,
     ) {
-        (Err(e), Some(tuple)) if errno::is_eaddrinuse(&e) => return share(req, src_raw, tuple),
+        (Err(e), Some(tuple)) if errno::is_eaddrinuse(&e) => {
+            return share(req, src_raw, tuple).map(Some)
+        }
         (res, _) => res?,
     };
     if !req.reuseaddr {
@@ -145,7 +151,7 @@ fn take_port(
         let key = res.as_ptr() as usize;
         active()?.lock().insert(req.net as usize, key, tuple)?;
     }
-    Ok(res)
+    Ok(Some(res))
 }
 
 /// The range is full: join a port held by this module's active ids whose

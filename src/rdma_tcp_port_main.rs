@@ -42,7 +42,8 @@ impl kernel::Module for RdmaTcpPort {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         let provider = provider::Provider::register()?;
         pr_info!(
-            "RDMA_PS_TCP ports now come from the host TCP stack (idr={})\n",
+            "RDMA_PS_TCP ports now come from the host TCP stack (reserve={}, idr={})\n",
+            param::reserve().name(),
             param::idr()
         );
         Ok(Self {
@@ -63,4 +64,21 @@ pub extern "C" fn rdma_tcp_port_kunit_ops() -> *const kernel::bindings::rdma_cm_
 #[no_mangle]
 pub extern "C" fn rdma_tcp_port_kunit_set_idr(on: bool) -> bool {
     param::set_idr(on)
+}
+
+/// For the built-in KUnit suite: sets the `reserve` parameter from its
+/// string form, as sysfs would; 0 or `-EINVAL`.
+///
+/// # Safety
+///
+/// `val` is a NUL-terminated string.
+#[cfg(not(MODULE))]
+#[no_mangle]
+pub unsafe extern "C" fn rdma_tcp_port_kunit_set_reserve(val: *const core::ffi::c_char) -> i32 {
+    // SAFETY: the caller passes a NUL-terminated string.
+    let val = unsafe { core::ffi::CStr::from_ptr(val) };
+    match param::set_reserve(val.to_bytes()) {
+        Ok(()) => 0,
+        Err(e) => e.to_errno(),
+    }
 }

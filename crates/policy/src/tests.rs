@@ -106,3 +106,31 @@ fn admit_refuses_only_what_the_table_is_needed_for() {
     assert_eq!(admit(true, true, false), Ok(()));
     assert_eq!(admit(true, false, false), Err(Refusal::NeedsTable));
 }
+
+#[test]
+fn reserve_parses_its_names_and_nothing_else() {
+    for r in [Reserve::All, Reserve::Iwarp, Reserve::None] {
+        assert_eq!(Reserve::parse(r.name().as_bytes()), Some(r));
+        assert_eq!(Reserve::from_u8(r.to_u8()), r);
+    }
+    assert_eq!(Reserve::parse(b"iwarp\n"), Some(Reserve::Iwarp));
+    for bad in [&b""[..], b"IWARP", b"iwarp\n\n", b" all", b"al", b"none "] {
+        assert_eq!(Reserve::parse(bad), None, "{bad:?}");
+    }
+}
+
+#[test]
+fn reserve_iwarp_covers_what_can_meet_host_tcp() {
+    // (dev_bound, iwarp, iwarp_in_net) -> all, iwarp, none
+    let cases = [
+        ((true, true, false), [true, true, false]), // bound to siw
+        ((true, false, true), [true, false, false]), // bound to rxe, siw around
+        ((false, false, true), [true, true, false]), // wildcard, siw in netns
+        ((false, false, false), [true, false, false]), // wildcard, no iWARP
+    ];
+    for ((bound, iwarp, in_net), want) in cases {
+        let got =
+            [Reserve::All, Reserve::Iwarp, Reserve::None].map(|r| r.covers(bound, iwarp, in_net));
+        assert_eq!(got, want, "{bound} {iwarp} {in_net}");
+    }
+}
