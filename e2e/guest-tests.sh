@@ -5,6 +5,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
+kmemleak_start
 topology
 say "== topology: srv $SRV_IP (siw_s) <-veth-> cli $CLI_IP (siw_c)"
 
@@ -55,6 +56,10 @@ fi
 
 say "== rmmod while an id holds a port"
 grep rdma_tcp_port /proc/modules
+err=$(delete_module_errno)
+[ "$err" = EWOULDBLOCK ] || [ "$err" = EAGAIN ] &&
+	ok "delete_module refused while a port is held: $err (rmmod: in use)" ||
+	bad "delete_module while a port is held: $err"
 expect "rmmod refused while a port is held" 1 unload_module
 grep -q '^rdma_tcp_port ' /proc/modules && ok "module still loaded" || bad "module still loaded"
 stop "$hold_pid"
@@ -76,8 +81,9 @@ wait_for tcp_listening 7471
 expect "ucmatose, 2 connections" 0 in_cli timeout 120 ucmatose -s "$SRV_IP" -c 2
 stop "$srv_pid"
 
-say "== rdma_server / rdma_client"
+say "== rdma_server / rdma_client, on the port ucmatose just used"
 wait_for sh -c "! ip netns exec srv ss -Hltn 'sport = :7471' | grep -q LISTEN"
+say "siw's TIME_WAIT sockets on 7471: $(in_srv ss -Htan state time-wait 'sport = :7471' | wc -l)"
 bg_srv timeout 120 rdma_server -s "$SRV_IP" -p 7471 >/tmp/rs.out 2>&1
 srv_pid=$!
 wait_for tcp_listening 7471
@@ -90,6 +96,127 @@ srv_pid=$!
 wait_for tcp_listening 18515
 expect "ib_send_bw -R" 0 in_cli timeout 180 ib_send_bw -R -d siw_c -n 100 "$SRV_IP"
 stop "$srv_pid"
+
+say "== reserve=iwarp: RoCE (rxe) shares a well-known port with TCP, iWARP (siw) does not"
+PARAM=/sys/module/rdma_tcp_port/parameters/reserve
+roce_topology
+[ "$(cat $PARAM)" = all ] && ok "reserve defaults to all" || bad "reserve default: $(cat $PARAM)"
+echo bogus >$PARAM 2>/dev/null && bad "reserve=bogus accepted" || ok "reserve=bogus refused"
+echo iwarp >$PARAM
+[ "$(cat $PARAM)" = iwarp ] && ok "reserve=iwarp set through sysfs" || bad "reserve: $(cat $PARAM)"
+iperf -s -p 5001 >/dev/null 2>&1 &
+iperf_root=$!
+bg_srv iperf -s -p 5001 >/dev/null 2>&1
+iperf_srv=$!
+wait_for sh -c "ss -Hltn 'sport = :5001' | grep -q LISTEN"
+wait_for tcp_listening 5001
+timeout 120 rping -s -a "$ROCE_IP" -p 5001 -C 3 >/tmp/rping-r.out 2>&1 &
+rping_pid=$!
+wait_for rdma_listening "$ROCE_IP" 5001
+expect "iwarp: rping over rxe on 5001 next to iperf" 0 timeout 120 rping -c -a "$ROCE_IP" -p 5001 -C 3 -V
+expect "iwarp: iperf still serves TCP on 5001" 0 timeout 60 iperf -c "$ROCE_IP" -p 5001 -t 1
+stop "$rping_pid"
+hold_says "iwarp: an id bound to siw is refused next to iperf" "bind EADDRINUSE" in_srv "$HOLD" -x -l "$SRV_IP" 5001
+hold_says "iwarp: a wildcard id where siw is, refused" "bind EADDRINUSE" in_srv "$HOLD" -x -l 0.0.0.0 5001
+hold_says "iwarp: a wildcard id where no iWARP device is, left to the rdma_cm" "bind ok" "$HOLD" -x -l 0.0.0.0 5001
+echo all >$PARAM
+hold_says "all: an id bound to rxe is refused next to iperf" "bind EADDRINUSE" "$HOLD" -x -l "$ROCE_IP" 5001
+echo none >$PARAM
+hold_says "none: an id bound to siw takes iperf's port, as upstream" "bind ok" in_srv "$HOLD" -x "$SRV_IP" 5001
+echo all >$PARAM
+stop "$iperf_root"
+stop "$iperf_srv"
+rdma link delete rxe0
+
+say "== NVMe-oF: nvmet-rdma and nvmet-tcp on 4420 of one siw address, then on two ports"
+nvme_topology
+nvmet_port 1 rdma 4420
+expect "nvmet-rdma port on 4420" 0 nvmet_enable 1
+nvmet_port 2 tcp 4420
+out=$(nvmet_enable 2 2>&1)
+say "nvmet-tcp on 4420 after nvmet-rdma: $out"
+case "$out" in *"Address already in use"*) ok "nvmet-tcp refused on nvmet-rdma's port: EADDRINUSE" ;;
+*) bad "nvmet-tcp on nvmet-rdma's port: '$out'" ;; esac
+nvmet_disable 1
+expect "nvmet-tcp port on 4420 once nvmet-rdma left" 0 nvmet_enable 2
+out=$(nvmet_enable 1 2>&1)
+say "nvmet-rdma on 4420 after nvmet-tcp: $out"
+case "$out" in *"Address already in use"*) ok "nvmet-rdma refused on nvmet-tcp's port: EADDRINUSE" ;;
+*) bad "nvmet-rdma on nvmet-tcp's port: '$out'" ;; esac
+nvmet_disable 2
+nvmet_port 2 tcp 4421
+expect "nvmet-rdma on 4420" 0 nvmet_enable 1
+expect "nvmet-tcp on 4421" 0 nvmet_enable 2
+head -c 1048576 /dev/urandom >/tmp/pattern
+expect "nvme over rdma: write a pattern, read it back" 0 nvme_io rdma 4420 write
+expect "nvme over tcp: read the same pattern back" 0 nvme_io tcp 4421 read
+nvmet_disable 1
+nvmet_disable 2
+nvme_teardown
+
+say "== active side: 150 connections from a 100-port range, three destinations"
+# siw maps at most 143 queues into a process (SIW_UOBJ_MAX_KEY), 71 QPs:
+# three client processes of 50 connections and three servers of 50.
+in_cli sysctl -qw net.ipv4.ip_local_port_range="40000 40099"
+before=$(tcp_alloc)
+pids=
+for p in 7001 7002 7003; do
+	bg_srv "$CONNS" -s "$SRV_IP" "$p" 50 >"/tmp/s$p.out" 2>&1
+	pids="$pids $!"
+	wait_for tcp_listening "$p"
+done
+for i in 1 2 3; do
+	bg_cli "$CONNS" -c 50 "$SRV_IP" 7001 "$SRV_IP" 7002 "$SRV_IP" 7003 >"/tmp/c$i.out" 2>&1
+	pids="$pids $!"
+done
+clients_done() { [ "$(cat /tmp/c1.out /tmp/c2.out /tmp/c3.out | wc -l)" -ge 3 ]; }
+WAIT=900 wait_for clients_done
+say "clients: $(cat /tmp/c?.out | tr '\n' ' ')"
+estab=$(in_cli ss -Htn state established | wc -l)
+ports=$(in_cli ss -Htn state established | awk '{ n = split($3, a, ":"); print a[n] }' | sort -u | wc -l)
+say "cli: $estab established TCP connections (siw's) over $ports local ports"
+[ "$(grep -c '^connected 50 ' /tmp/c?.out | awk -F: '{ s += $2 } END { print s }')" -eq 3 ] &&
+	[ "$estab" -ge 150 ] && [ "$ports" -le 100 ] &&
+	ok "150 concurrent connections over $ports ports of a 100-port range" ||
+	bad "active side: $estab connections over $ports ports"
+for p in $pids; do stop "$p"; done
+wait_for tcp_alloc_at_most "$before" &&
+	ok "every active-side socket released (TCP alloc back to $before)" ||
+	bad "active side left sockets: before $before, now $(tcp_alloc)"
+in_cli sysctl -qw net.ipv4.ip_local_port_range="32768 60999"
+
+say "== a namespace torn down under live ids"
+before=$(tcp_alloc)
+ip netns add gone
+ip -n gone link add g0 type veth peer name g1
+ip -n gone addr add 10.80.0.1/24 dev g0
+ip -n gone link set g0 up
+ip -n gone link set g1 up
+ip netns exec gone rdma link add siw_g type siw netdev g0
+ip netns exec gone "$HOLD" -l 10.80.0.1 7000 >/tmp/g1.out 2>&1 &
+g1=$!
+ip netns exec gone "$HOLD" -l 0.0.0.0 7001 >/tmp/g2.out 2>&1 &
+g2=$!
+wait_for grep -q holding /tmp/g1.out
+wait_for grep -q holding /tmp/g2.out
+during=$(tcp_alloc)
+# The device goes first, under the live ids. Its unregistration waits, as
+# upstream's does, for the processes that opened it (siw cannot
+# disassociate a user context), so they are killed while it waits.
+ip -n gone link del g0 &
+del=$!
+sleep 2
+ip netns del gone
+kill "$g1" "$g2"
+wait "$g1" "$g2" 2>/dev/null
+wait "$del" && ok "siw_g's netdev deleted once its users were gone" || bad "ip link del g0 failed"
+wait_for tcp_alloc_at_most "$before"
+after=$(tcp_alloc)
+say "TCP sockets allocated: before $before, two ids held $during, after $after"
+[ "$during" -ge $((before + 2)) ] && [ "$after" -le "$before" ] &&
+	ok "namespace gone with its ids: no socket left" ||
+	bad "namespace teardown: before $before, held $during, after $after"
+rdma link show | grep -q siw_g && bad "siw_g outlived its netdev" || ok "siw_g went with its netdev"
 
 say "== nothing left behind"
 before=$(tcp_alloc)
@@ -104,6 +231,10 @@ say "TCP sockets allocated: before $before, holding $during, after $after"
 [ "$during" -gt "$before" ] && [ "$after" -eq "$before" ] &&
 	ok "a reservation is a TCP socket and goes away with its id" ||
 	bad "TCP socket count: before $before, holding $during, after $after"
+
+leaks=$(kmemleak_report)
+[ -z "$leaks" ] && ok "kmemleak: no unreferenced object" ||
+	{ say "$leaks" | head -40; bad "kmemleak found unreferenced objects"; }
 
 if dmesg | grep -Eq 'BUG: |WARNING: (possible|inconsistent|suspicious)|cut here'; then
 	dmesg | grep -E -A20 'BUG: |WARNING: |cut here' | head -60

@@ -39,10 +39,10 @@ stop() {
 	return 0
 }
 
-# wait_for CMD...: retry for up to 60 s (the guest is emulated).
+# wait_for CMD...: retry for up to $WAIT (60) seconds (the guest is emulated).
 wait_for() {
 	local i
-	for i in $(seq 120); do
+	for i in $(seq $((${WAIT:-60} * 2))); do
 		"$@" >/dev/null 2>&1 && return 0
 		sleep 0.5
 	done
@@ -52,6 +52,8 @@ wait_for() {
 tcp_alloc() { awk '/^TCP:/ { for (i = 1; i < NF; i++) if ($i == "alloc") print $(i + 1) }' /proc/net/sockstat; }
 tcp_alloc_at_most() { [ "$(tcp_alloc)" -le "$1" ]; }
 tcp_listening() { in_srv ss -Hltn "sport = :$1" | grep -q LISTEN; }
+# rdma_listening ADDR PORT: an rdma_cm id listens there (in any namespace).
+rdma_listening() { rdma res show cm_id | grep -q "state LISTEN .*src-addr $1:$2 "; }
 
 topology() {
 	modprobe -a veth siw rdma_ucm
@@ -73,3 +75,105 @@ topology() {
 
 load_module() { insmod "$KO" "$@"; }
 unload_module() { rmmod rdma_tcp_port; }
+
+# hold_says NAME WANT CMD...: the rdma_hold run by CMD prints WANT.
+hold_says() {
+	local name=$1 want=$2 out
+	shift 2
+	out=$("$@" | tr '\n' ' ')
+	case "$out" in
+	"$want "*) ok "$name: ${out% }" ;;
+	*) bad "$name: '${out% }', want '$want'" ;;
+	esac
+}
+
+# delete_module(2) without kmod's own in-use check: the kernel's errno.
+delete_module_errno() {
+	python3 -c 'import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+r = libc.syscall(176, b"rdma_tcp_port", os.O_NONBLOCK)  # x86_64 delete_module
+print("ok" if r == 0 else errno.errorcode[ctypes.get_errno()])'
+}
+
+# RoCE: soft-RoCE on a veth of the root namespace, where no iWARP device is.
+ROCE_IP=10.78.0.1
+roce_topology() {
+	modprobe rdma_rxe
+	ip link add rx0 type veth peer name rx1
+	ip addr add "$ROCE_IP/24" dev rx0
+	ip link set rx0 up
+	ip link set rx1 up
+	rdma link add rxe0 type rxe netdev rx0
+}
+
+# NVMe-oF in the root namespace (nvmet and nvme-rdma use init_net): target
+# and host on one siw address, over loopback, a 64 MiB RAM-backed namespace.
+NVME_IP=10.79.0.1
+NQN=nqn.2026-12.io.rdma-tcp-port:test
+HOSTNQN=nqn.2026-12.io.rdma-tcp-port:host
+NVMET=/sys/kernel/config/nvmet
+nvme_topology() {
+	modprobe -a nvmet nvmet-rdma nvmet-tcp nvme-rdma nvme-tcp
+	modprobe null_blk nr_devices=1 memory_backed=1 gb=1
+	ip link add nv0 type veth peer name nv1
+	ip addr add "$NVME_IP/24" dev nv0
+	ip link set nv0 up
+	ip link set nv1 up
+	rdma link add siw_nv type siw netdev nv0
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+	mkdir "$NVMET/subsystems/$NQN"
+	echo 1 >"$NVMET/subsystems/$NQN/attr_allow_any_host"
+	mkdir "$NVMET/subsystems/$NQN/namespaces/1"
+	echo /dev/nullb0 >"$NVMET/subsystems/$NQN/namespaces/1/device_path"
+	echo 1 >"$NVMET/subsystems/$NQN/namespaces/1/enable"
+}
+# nvmet_port ID TRTYPE SVCID: (re)configure a disabled port.
+nvmet_port() {
+	local p=$NVMET/ports/$1
+	[ -d "$p" ] || mkdir "$p"
+	echo ipv4 >"$p/addr_adrfam"
+	echo "$2" >"$p/addr_trtype"
+	echo "$NVME_IP" >"$p/addr_traddr"
+	echo "$3" >"$p/addr_trsvcid"
+}
+# Linking a subsystem enables the port, which binds and listens.
+nvmet_enable() { ln -s "$NVMET/subsystems/$NQN" "$NVMET/ports/$1/subsystems/$NQN"; }
+nvmet_disable() { rm -f "$NVMET/ports/$1/subsystems/$NQN"; }
+# nvme_io TRTYPE SVCID write|read: connect, write /tmp/pattern or compare
+# the device with it, disconnect.
+nvme_io() {
+	local dev ret=0
+	nvme connect -t "$1" -a "$NVME_IP" -s "$2" -n "$NQN" --hostnqn="$HOSTNQN" || return 1
+	WAIT=30 wait_for sh -c "grep -l '^$NQN\$' /sys/class/nvme/nvme*/subsysnqn"
+	dev=$(grep -l "^$NQN\$" /sys/class/nvme/nvme*/subsysnqn | head -1)
+	dev=/dev/$(basename "$(dirname "$dev")")n1
+	wait_for test -b "$dev"
+	if [ "$3" = write ]; then
+		dd if=/tmp/pattern of="$dev" bs=64k oflag=direct status=none || ret=1
+	fi
+	cmp -n 1048576 /tmp/pattern "$dev" || ret=1
+	nvme disconnect -n "$NQN" >/dev/null || ret=1
+	return $ret
+}
+nvme_teardown() {
+	rmdir "$NVMET/ports/1" "$NVMET/ports/2"
+	echo 0 >"$NVMET/subsystems/$NQN/namespaces/1/enable"
+	rmdir "$NVMET/subsystems/$NQN/namespaces/1" "$NVMET/subsystems/$NQN"
+	rdma link delete siw_nv
+	ip link del nv0
+}
+
+# kmemleak: forget what boot left, then report what the tests leaked.
+KMEMLEAK=/sys/kernel/debug/kmemleak
+kmemleak_start() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	echo scan >$KMEMLEAK
+	echo clear >$KMEMLEAK
+}
+kmemleak_report() {
+	# An object must be unreferenced for two scans, 5 s apart at least.
+	echo scan >$KMEMLEAK
+	sleep 6
+	echo scan >$KMEMLEAK
+	cat $KMEMLEAK
+}

@@ -10,6 +10,8 @@
  *	print "connected <count> over <n> local ports" and hold
  *
  * On a failed step it prints "<step> <n> <ERRNAME>" and exits with the errno.
+ * All QPs of a process share one CQ: siw maps at most 143 queues into a
+ * process (SIW_UOBJ_MAX_KEY), so each connection may only cost two (SQ, RQ).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,6 +30,20 @@ static struct ibv_qp_init_attr qp_attr = {
 		 .max_send_sge = 1, .max_recv_sge = 1 },
 	.qp_type = IBV_QPT_RC,
 };
+
+/* A QP on @id, on the process's one CQ (made with the first QP). */
+static int add_qp(struct rdma_cm_id *id)
+{
+	static struct ibv_cq *cq;
+
+	if (!cq)
+		cq = ibv_create_cq(id->verbs, 16, NULL, NULL, 0);
+	if (!cq)
+		return -1;
+	qp_attr.send_cq = cq;
+	qp_attr.recv_cq = cq;
+	return rdma_create_qp(id, NULL, &qp_attr);
+}
 
 static int fail(const char *what, int n)
 {
@@ -54,7 +70,7 @@ static int serve(const char *addr, const char *port, int count)
 	struct rdma_cm_id *listen_id, *id;
 	int i;
 
-	if (!res || rdma_create_ep(&listen_id, res, NULL, &qp_attr))
+	if (!res || rdma_create_ep(&listen_id, res, NULL, NULL))
 		return fail("listen-ep", 0);
 	if (rdma_listen(listen_id, 128))
 		return fail("listen", 0);
@@ -63,6 +79,8 @@ static int serve(const char *addr, const char *port, int count)
 	for (i = 0; i < count; i++) {
 		if (rdma_get_request(listen_id, &id))
 			return fail("request", i);
+		if (add_qp(id))
+			return fail("qp", i);
 		if (rdma_accept(id, NULL))
 			return fail("accept", i);
 	}
@@ -84,9 +102,11 @@ static int connect_all(int count, char **dst, int ndst)
 		int d = i % ndst;
 
 		res = resolve(dst[2 * d], dst[2 * d + 1], 0);
-		if (!res || rdma_create_ep(&ids[i], res, NULL, &qp_attr))
+		if (!res || rdma_create_ep(&ids[i], res, NULL, NULL))
 			return fail("resolve", i);
 		rdma_freeaddrinfo(res);
+		if (add_qp(ids[i]))
+			return fail("qp", i);
 		if (rdma_connect(ids[i], NULL))
 			return fail("connect", i);
 		/* The port sits at the same offset for both families. */
