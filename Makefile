@@ -15,6 +15,7 @@
 # version of linux-source-6.12; a changed patches/ series is re-applied in
 # place so that make rebuilds only what it touches.
 
+SHELL := /bin/bash
 PROJECT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 KSRC_TAR ?= /usr/src/linux-source-6.12.tar.xz
 CACHE ?= $(HOME)/.cache/rdma-tcp-port
@@ -69,8 +70,9 @@ $(PROJECT)/out/%: $(PROJECT)/e2e/%.c
 
 VM = $(PROJECT)/e2e/vm.sh $(KBUILD_X86) $(PROJECT)/out/rdma_tcp_port.ko $(PROJECT)/out
 
+# The guest's exit status is the suite's; its log stays in $(CACHE).
 vm-test: module $(TOOLS)
-	$(VM) $(PROJECT)/e2e/guest-tests.sh
+	set -o pipefail; $(VM) $(PROJECT)/e2e/guest-tests.sh 2>&1 | tee $(CACHE)/vm-test.log
 
 demo: module $(TOOLS)
 	$(VM) $(PROJECT)/e2e/demo.sh
@@ -120,7 +122,9 @@ check: setup fmt-check host-test checkpatch
 	$(MAKE) kunit KUNIT_ARCH=um
 	$(MAKE) kunit KUNIT_ARCH=x86_64
 	$(MAKE) clippy
-	$(PROJECT)/scripts/summary.sh $(CACHE)/kunit-um/test.log $(CACHE)/kunit-x86_64/test.log
+	$(MAKE) vm-test
+	$(PROJECT)/scripts/summary.sh $(CACHE)/kunit-um/test.log \
+		$(CACHE)/kunit-x86_64/test.log $(CACHE)/vm-test.log
 
 clean:
 	rm -rf $(PROJECT)/out $(PROJECT)/target

@@ -33,10 +33,10 @@ say "-> refused at bind, with the errno TCP gives: the port is iperf's."
 stop "$iperf_pid"
 
 step "And the other way round: an RDMA listener first, then iperf"
-bg_srv "$HOLD" -l "$SRV_IP" 5001 >/tmp/demo-hold.out 2>&1
+bg_srv "$HOLD" -l "$SRV_IP" 5001 >$OUT/demo-hold.out 2>&1
 hold_pid=$!
-wait_for grep -q holding /tmp/demo-hold.out
-cat /tmp/demo-hold.out
+wait_for grep -q holding $OUT/demo-hold.out
+cat $OUT/demo-hold.out
 printf '$ iperf -s -p 5001\n'
 in_srv timeout 20 iperf -s -p 5001 2>&1 | head -3
 stop "$hold_pid"

@@ -10,6 +10,8 @@ HOLD=$TOOLS/rdma_hold
 CONNS=$TOOLS/rdma_conns
 pass=0
 fail=0
+# The guest's /tmp is an overlay of the host's: keep our files apart.
+OUT=$(mktemp -d /tmp/rdma-e2e.XXXXXX)
 
 say() { printf '%s\n' "$*"; }
 ok() { pass=$((pass + 1)); say "PASS: $*"; }
@@ -139,7 +141,7 @@ nvmet_port() {
 # Linking a subsystem enables the port, which binds and listens.
 nvmet_enable() { ln -s "$NVMET/subsystems/$NQN" "$NVMET/ports/$1/subsystems/$NQN"; }
 nvmet_disable() { rm -f "$NVMET/ports/$1/subsystems/$NQN"; }
-# nvme_io TRTYPE SVCID write|read: connect, write /tmp/pattern or compare
+# nvme_io TRTYPE SVCID write|read: connect, write $OUT/pattern or compare
 # the device with it, disconnect.
 nvme_io() {
 	local dev ret=0
@@ -149,9 +151,9 @@ nvme_io() {
 	dev=/dev/$(basename "$(dirname "$dev")")n1
 	wait_for test -b "$dev"
 	if [ "$3" = write ]; then
-		dd if=/tmp/pattern of="$dev" bs=64k oflag=direct status=none || ret=1
+		dd if=$OUT/pattern of="$dev" bs=64k oflag=direct status=none || ret=1
 	fi
-	cmp -n 1048576 /tmp/pattern "$dev" || ret=1
+	cmp -n 1048576 $OUT/pattern "$dev" || ret=1
 	nvme disconnect -n "$NQN" >/dev/null || ret=1
 	return $ret
 }
