@@ -23,8 +23,10 @@ stop "$iperf_pid"
 
 say "== insmod"
 expect "insmod rdma_tcp_port.ko" 0 load_module
-modinfo -F parm "$KO" | grep -q '^idr:' && ok "modinfo shows the idr parameter" ||
-	bad "modinfo shows the idr parameter"
+for p in idr reserve; do
+	modinfo -F parm "$KO" | grep -q "^$p:" && ok "modinfo shows the $p parameter" ||
+		bad "modinfo shows the $p parameter"
+done
 grep -q '^rdma_tcp_port ' /proc/modules && ok "lsmod lists rdma_tcp_port" || bad "lsmod lists rdma_tcp_port"
 
 say "== the seed's scenario: iperf first"
@@ -156,12 +158,13 @@ nvme_teardown
 
 say "== active side: 150 connections from a 100-port range, three destinations"
 # siw maps at most 143 queues into a process (SIW_UOBJ_MAX_KEY), 71 QPs:
-# three client processes of 50 connections and three servers of 50.
+# three client processes of 50 connections, round robin over three servers
+# (17 + 17 + 17 to the first), each of which accepts up to 60.
 in_cli sysctl -qw net.ipv4.ip_local_port_range="40000 40099"
 before=$(tcp_alloc)
 pids=
 for p in 7001 7002 7003; do
-	bg_srv "$CONNS" -s "$SRV_IP" "$p" 50 >"$OUT/s$p.out" 2>&1
+	bg_srv "$CONNS" -s "$SRV_IP" "$p" 60 >"$OUT/s$p.out" 2>&1
 	pids="$pids $!"
 	wait_for tcp_listening "$p"
 done
