@@ -10,6 +10,7 @@
 #   make vm-test            the end-to-end tests in a VM with soft-iWARP
 #   make demo               the main job: the seed's port collision, before and after, in the VM
 #   make check              everything that tests the project (CI runs this)
+#   make bench              what a reservation costs: bench/results/ (not a test)
 #
 # Builds live outside the checkout, in $(CACHE), keyed by the Debian package
 # version of linux-source-6.12; a changed patches/ series is re-applied in
@@ -28,7 +29,7 @@ JOBS ?= $(shell nproc)
 KMAKE = $(MAKE) -C $(TREE) LLVM=1 -j$(JOBS)
 
 .PHONY: all setup tree kernel module kunit kunit-all check fmt fmt-check \
-	clippy checkpatch host-test rust-analyzer clean vm-test demo
+	clippy checkpatch host-test rust-analyzer clean vm-test demo bench
 
 all: kernel module
 
@@ -94,6 +95,22 @@ kunit-all:
 	$(MAKE) kunit KUNIT_ARCH=um
 	$(MAKE) kunit KUNIT_ARCH=x86_64
 
+# The benchmark kernel: KUnit's x86_64 QEMU with two CPUs (MTTCG), no
+# lockdep or KASAN, the benchmark suite built in; then cmtime in the VM.
+BENCH_FLAGS = --arch=x86_64 --build_dir=$(CACHE)/bench-x86_64 \
+	--kunitconfig=$(PROJECT)/bench/.kunitconfig \
+	--make_options LLVM=1 --make_options RDMA_TCP_PORT_IN_TREE=y \
+	--make_options RDMA_TCP_PORT_BENCH=y \
+	--qemu_args='-smp 2 -m 2048 -accel tcg,thread=multi' \
+	--jobs=$(JOBS) --timeout=3600
+
+bench: tree module $(TOOLS)
+	cd $(TREE) && python3 tools/testing/kunit/kunit.py run $(BENCH_FLAGS) \
+		'rdma_tcp_port_bench'
+	set -o pipefail; $(VM) $(PROJECT)/bench/cmtime.sh 2>&1 | tee $(CACHE)/bench-cmtime.log
+	python3 $(PROJECT)/bench/report.py $(CACHE)/bench-x86_64/test.log \
+		$(CACHE)/bench-cmtime.log $(PROJECT)/bench/results
+
 fmt:
 	rustfmt --edition 2021 $(PROJECT)/src/*.rs
 	cd $(PROJECT) && cargo fmt --all
@@ -107,7 +124,9 @@ checkpatch: tree
 		$(addprefix $(PROJECT)/patches/,$(shell grep -v '^#' $(PROJECT)/patches/series))
 	cd $(TREE) && ./scripts/checkpatch.pl --strict --no-tree -q \
 		-f $(PROJECT)/kunit/rdma_tcp_port_test.c \
-		$(PROJECT)/kunit/rdma_tcp_port_kunit.h
+		$(PROJECT)/kunit/rdma_tcp_port_kunit.h \
+		$(PROJECT)/bench/rdma_tcp_port_bench.c \
+		$(PROJECT)/bench/seed_provider.c $(PROJECT)/bench/seed_provider.h
 
 host-test:
 	cd $(PROJECT) && cargo clippy --workspace --all-targets -- -D warnings

@@ -56,6 +56,11 @@ impl ActivePorts {
         }
     }
 
+    /// Whether no socket is recorded.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.by_sock.iter().next().is_none()
+    }
+
     /// A port in `net` whose ids all differ from `tuple` (same family only).
     pub(crate) fn find_shareable(&self, net: NetKey, tuple: &Tuple) -> Option<u16> {
         let mut candidate: Option<u16> = None;

@@ -5,7 +5,7 @@
 //! RDMA_PS_TCP id of the AF_INET and AF_INET6 families.
 
 use core::mem::{size_of, ManuallyDrop};
-use core::sync::atomic::{AtomicPtr, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 use kernel::bindings;
 use kernel::prelude::*;
@@ -39,6 +39,19 @@ pub(crate) static OPS: Ops = Ops(bindings::rdma_cm_port_ops {
 
 /// The active-side table, owned by the module instance (see `Provider`).
 static ACTIVE: AtomicPtr<Mutex<ActivePorts>> = AtomicPtr::new(core::ptr::null_mut());
+
+/// Whether the active-side table holds any socket, stored under its lock
+/// after every change, so that releasing one of the many sockets that were
+/// never in the table does not take that lock. A socket in the table keeps
+/// this true from its insertion, which precedes its release, to its removal.
+static ACTIVE_IN_USE: AtomicBool = AtomicBool::new(false);
+
+/// Records `tuple`'s socket in the locked active-side table.
+fn record_active(table: &mut ActivePorts, net: usize, sock: usize, tuple: Tuple) -> Result {
+    let ret = table.insert(net, sock, tuple);
+    ACTIVE_IN_USE.store(!table.is_empty(), Ordering::Release);
+    ret
+}
 
 fn active() -> Result<&'static Mutex<ActivePorts>> {
     let table = ACTIVE.load(Ordering::Acquire);
@@ -127,31 +140,43 @@ fn take_port(
     let sharing = SockAddr::parse(dst_raw)
         .map(|dst| Tuple { src, dst })
         .filter(|t| t.is_active() && src.port == 0);
-    // Every id binds as an SO_REUSEADDR socket would, so that the
-    // connections and TIME_WAIT sockets siw leaves on the port of an earlier
-    // id do not count against it: the rdma_cm never asked its users for
-    // SO_REUSEADDR. An id without reuse then holds the port as a listener
-    // does, which keeps every other socket out.
-    let res = match (
-        Reservation::bind(req.net, &src, src_raw, Reuse::Can, req.afonly),
-        sharing,
-    ) {
+    let res = match (bind(req, &src, src_raw), sharing) {
         (Err(e), Some(tuple)) if errno::is_eaddrinuse(&e) => {
             return share(req, src_raw, tuple).map(Some)
         }
         (res, _) => res?,
     };
-    if !req.reuseaddr {
-        res.make_exclusive()?;
-    }
     let port = res.port()?;
     SockAddr::write_port(src_raw, port);
     if let Some(mut tuple) = sharing {
         tuple.src.port = port;
         let key = res.as_ptr() as usize;
-        active()?.lock().insert(req.net as usize, key, tuple)?;
+        record_active(&mut active()?.lock(), req.net as usize, key, tuple)?;
     }
     Ok(Some(res))
+}
+
+/// Takes the id's port. An id with reuse binds as an `SO_REUSEADDR` socket.
+/// One without holds the port alone; where other sockets are on the port it
+/// binds as `SO_REUSEADDR` and then claims the port as a listener does, so
+/// that the connections and TIME_WAIT sockets siw leaves on the port of an
+/// earlier id (which allow reuse) do not keep it out: the rdma_cm never asked
+/// its users for `SO_REUSEADDR`. A port-0 bind takes a port on which it
+/// conflicts with nobody, so it needs no second try; it also takes it from
+/// the whole range, where an `SO_REUSEADDR` socket would search half of it
+/// first (see `inet_csk_find_open_port()`).
+fn bind(req: &bindings::rdma_cm_port_req, src: &SockAddr, src_raw: &[u8]) -> Result<Reservation> {
+    if req.reuseaddr {
+        return Reservation::bind(req.net, src, src_raw, Reuse::Can, req.afonly);
+    }
+    match Reservation::bind(req.net, src, src_raw, Reuse::No, req.afonly) {
+        Err(e) if errno::is_eaddrinuse(&e) && src.port != 0 => {
+            let res = Reservation::bind(req.net, src, src_raw, Reuse::Can, req.afonly)?;
+            res.make_exclusive()?;
+            Ok(res)
+        }
+        res => res,
+    }
 }
 
 /// The range is full: join a port held by this module's active ids whose
@@ -171,7 +196,7 @@ fn share(
     raw.copy_from_slice(src_raw);
     SockAddr::write_port(&mut raw, port);
     let res = Reservation::bind(req.net, &tuple.src, &raw, Reuse::Force, req.afonly)?;
-    table.insert(req.net as usize, res.as_ptr() as usize, tuple)?;
+    record_active(&mut table, req.net as usize, res.as_ptr() as usize, tuple)?;
     SockAddr::write_port(src_raw, port);
     Ok(res)
 }
@@ -198,8 +223,12 @@ unsafe extern "C" fn listen(sock: *mut bindings::socket) -> core::ffi::c_int {
 ///
 /// `sock` is a socket this module gave the rdma_cm, handed back for good.
 unsafe extern "C" fn release_port(sock: *mut bindings::socket) {
-    if let Ok(table) = active() {
-        table.lock().remove(sock as usize);
+    if ACTIVE_IN_USE.load(Ordering::Acquire) {
+        if let Ok(table) = active() {
+            let mut table = table.lock();
+            table.remove(sock as usize);
+            ACTIVE_IN_USE.store(!table.is_empty(), Ordering::Release);
+        }
     }
     // SAFETY: the rdma_cm gives the socket back and forgets it.
     drop(unsafe { Reservation::from_raw(sock) });

@@ -76,17 +76,21 @@ impl Reservation {
         let this = Self {
             sock: NonNull::new(sock).ok_or(ENOMEM)?,
         };
-        let sk = this.sk();
-        // SAFETY: `sk` is the live `struct sock` of our socket. lock_sock()
-        // serialises with the socket's own option and bind paths, as in
-        // sock_set_reuseaddr() and ip6_sock_set_v6only().
-        unsafe {
-            bindings::lock_sock_nested(sk, 0);
-            (*sk).__sk_common.set_skc_reuse(reuse.as_sk_reuse());
-            if addr.family == AF_INET6 {
-                (*sk).__sk_common.set_skc_ipv6only(u8::from(v6only));
+        // A new socket starts with SK_NO_REUSE: an IPv4 one without reuse
+        // has nothing to set.
+        if reuse != Reuse::No || addr.family == AF_INET6 {
+            let sk = this.sk();
+            // SAFETY: `sk` is the live `struct sock` of our socket.
+            // lock_sock() serialises with the socket's own option and bind
+            // paths, as in sock_set_reuseaddr() and ip6_sock_set_v6only().
+            unsafe {
+                bindings::lock_sock_nested(sk, 0);
+                (*sk).__sk_common.set_skc_reuse(reuse.as_sk_reuse());
+                if addr.family == AF_INET6 {
+                    (*sk).__sk_common.set_skc_ipv6only(u8::from(v6only));
+                }
+                bindings::release_sock(sk);
             }
-            bindings::release_sock(sk);
         }
         let len = addr.sockaddr_len().min(raw.len());
         // SAFETY: `raw` holds a `struct sockaddr_in{,6}` of at least `len`
@@ -131,7 +135,8 @@ impl Reservation {
     /// Applies TCP's listen rule: taking the port fails if another socket
     /// on it listens or does not allow reuse, and from then on nobody may
     /// join the port, as if this socket listened. For an id without reuse
-    /// right after its bind; for one with reuse when it starts listening.
+    /// that shares its port with other sockets, right after its bind; for
+    /// one with reuse when it starts listening.
     pub(crate) fn make_exclusive(&self) -> Result {
         let port = self.port()?;
         let sk = self.sk();
