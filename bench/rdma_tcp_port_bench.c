@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `make bench`: what holding RDMA_PS_TCP ports in the host TCP stack costs.
+ *
+ * A KUnit suite, built only into the benchmark kernel (bench/.kunitconfig:
+ * no lockdep, no KASAN), that times real rdma_cm ids and real TCP sockets
+ * and prints each figure as a "BENCH <name> key=value..." line, which
+ * bench/report.py turns into the results table and plots.  The figures are
+ * not asserted; a case fails only if an operation it times fails.
+ *
+ * The variants, switched between repetitions so that each repetition times
+ * all of them back to back:
+ *   upstream      no provider: the rdma_cm's own port table
+ *   module        the Rust provider, idr=1 (its default)
+ *   module_noidr  the Rust provider, idr=0
+ *   seed_c        the RFC's approach in C (seed_provider.c)
+ *   floor         a bare TCP socket: sock_create_kern, kernel_bind,
+ *                 sock_release, and no rdma_cm id at all
+ */
+
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/in.h>
+#include <linux/kthread.h>
+#include <linux/mmzone.h>
+#include <linux/net.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/vmstat.h>
+#include <net/ip.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <rdma/rdma_cm.h>
+
+#include "../kunit/rdma_tcp_port_kunit.h"
+#include "seed_provider.h"
+
+enum variant { UPSTREAM, MODULE, MODULE_NOIDR, SEED_C, FLOOR, NR_VARIANTS };
+static const char * const variant_name[] = {
+	"upstream", "module", "module_noidr", "seed_c", "floor"
+};
+
+#define OPS_PER_REP	1000
+#define REPS		25		/* after one warm-up repetition */
+#define FIXED_PORT	20000		/* below the ephemeral range */
+#define MEM_IDS		10000
+#define MT_OPS		2000		/* per thread */
+#define MT_REPS		5
+
+static const struct rdma_cm_port_ops *module_ops;
+
+/* Install the provider that @v runs with (none for upstream and floor). */
+static int use_variant(enum variant v)
+{
+	rdma_cm_unregister_port_ops(module_ops);
+	rdma_cm_unregister_port_ops(&seed_port_ops);
+	switch (v) {
+	case MODULE:
+	case MODULE_NOIDR:
+		rdma_tcp_port_kunit_set_idr(v == MODULE);
+		return rdma_cm_register_port_ops(module_ops);
+	case SEED_C:
+		return rdma_cm_register_port_ops(&seed_port_ops);
+	default:
+		return 0;
+	}
+}
+
+static int cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
+{
+	return 0;
+}
+
+static struct sockaddr_in any4(u16 port)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+		.sin_addr.s_addr = htonl(INADDR_ANY),
+	};
+
+	return sin;
+}
+
+static struct rdma_cm_id *new_id(void)
+{
+	return rdma_create_id(&init_net, cm_handler, NULL, RDMA_PS_TCP,
+			      IB_QPT_RC);
+}
+
+/* One id's life: create, bind to 0.0.0.0:@port, destroy. */
+static int rdma_op(u16 port)
+{
+	struct sockaddr_in sin = any4(port);
+	struct rdma_cm_id *id = new_id();
+	int ret;
+
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
+	rdma_destroy_id(id);
+	return ret;
+}
+
+/* The least a socket-based reservation can cost. */
+static int floor_op(u16 port)
+{
+	struct sockaddr_in sin = any4(port);
+	struct socket *sock;
+	int ret;
+
+	ret = sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP,
+			       &sock);
+	if (ret)
+		return ret;
+	ret = kernel_bind(sock, (struct sockaddr *)&sin, sizeof(sin));
+	sock_release(sock);
+	return ret;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static u64 median(u64 *v, int n)
+{
+	sort(v, n, sizeof(*v), cmp_u64, NULL);
+	return v[n / 2];
+}
+
+/* Per-operation cost, every variant in each repetition, median of REPS. */
+static void per_op_port(struct kunit *test, u16 port)
+{
+	u64 ns[NR_VARIANTS][REPS];
+	int rep, v, i, ret;
+
+	for (rep = -1; rep < REPS; rep++) {
+		for (v = 0; v < NR_VARIANTS; v++) {
+			u64 t0;
+
+			KUNIT_ASSERT_EQ(test, use_variant(v), 0);
+			t0 = ktime_get_ns();
+			for (i = 0; i < OPS_PER_REP; i++) {
+				ret = v == FLOOR ? floor_op(port) : rdma_op(port);
+				KUNIT_ASSERT_EQ(test, ret, 0);
+			}
+			if (rep >= 0)
+				ns[v][rep] = div_u64(ktime_get_ns() - t0,
+						     OPS_PER_REP);
+		}
+	}
+	for (v = 0; v < NR_VARIANTS; v++) {
+		u64 med = median(ns[v], REPS);
+
+		kunit_info(test,
+			   "BENCH per_op port=%s variant=%s median_ns=%llu min_ns=%llu max_ns=%llu reps=%d ops=%d\n",
+			   port ? "fixed" : "0", variant_name[v], med,
+			   ns[v][0], ns[v][REPS - 1], REPS, OPS_PER_REP);
+	}
+}
+
+static void per_op(struct kunit *test)
+{
+	per_op_port(test, 0);
+	per_op_port(test, FIXED_PORT);
+}
+
+/* Slab memory in bytes, per-CPU deltas included. */
+static long slab_bytes(void)
+{
+	static const enum node_stat_item items[] = {
+		NR_SLAB_RECLAIMABLE_B, NR_SLAB_UNRECLAIMABLE_B
+	};
+	struct pglist_data *pgdat;
+	long pages = 0;
+	int i, cpu;
+
+	for_each_online_pgdat(pgdat) {
+		for (i = 0; i < ARRAY_SIZE(items); i++) {
+			pages += atomic_long_read(&pgdat->vm_stat[items[i]]);
+			for_each_online_cpu(cpu)
+				pages += per_cpu_ptr(pgdat->per_cpu_nodestats,
+						     cpu)->vm_node_stat_diff[items[i]];
+		}
+	}
+	return pages << PAGE_SHIFT;
+}
+
+/*
+ * Slab memory per held id: MEM_IDS ids bound to port 0 at once.  Upstream's
+ * figure is the id and its bind_list; the others add their reservation.
+ */
+static void slab_per_id(struct kunit *test)
+{
+	struct rdma_cm_id **ids;
+	int v, i;
+
+	ids = kvcalloc(MEM_IDS, sizeof(*ids), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ids);
+	for (v = 0; v < FLOOR; v++) {
+		struct sockaddr_in sin = any4(0);
+		long before, held;
+
+		KUNIT_ASSERT_EQ(test, use_variant(v), 0);
+		/*
+		 * Sockets and their inodes are freed after an RCU grace
+		 * period: let the previous variant's go before counting.
+		 */
+		rcu_barrier();
+		before = slab_bytes();
+		for (i = 0; i < MEM_IDS; i++) {
+			ids[i] = new_id();
+			if (IS_ERR(ids[i]))
+				break;
+			if (rdma_bind_addr(ids[i], (struct sockaddr *)&sin)) {
+				rdma_destroy_id(ids[i]);
+				break;
+			}
+		}
+		held = slab_bytes();
+		KUNIT_EXPECT_EQ(test, i, MEM_IDS);
+		while (i--)
+			rdma_destroy_id(ids[i]);
+		kunit_info(test, "BENCH memory variant=%s ids=%d bytes_per_id=%ld\n",
+			   variant_name[v], MEM_IDS, (held - before) / MEM_IDS);
+	}
+	kvfree(ids);
+	kunit_info(test, "BENCH objsize tcp_sock=%u socket_alloc=%zu\n",
+		   kmem_cache_size(tcp_prot.slab), sizeof(struct socket_alloc));
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median of the bind times of ids [from, to), sorted in place. */
+static u32 window_median(u32 *ns, int from, int to)
+{
+	if (to <= from)
+		return 0;
+	sort(ns + from, to - from, sizeof(*ns), cmp_u32, NULL);
+	return ns[from + (to - from) / 2];
+}
+
+/*
+ * Filling the ephemeral range: port-0 ids are bound until the range is
+ * exhausted, each bind timed, and the k-th bind's cost is reported against k
+ * in 100 buckets.  KUnit gives each case 300 s, which the host allocator's
+ * scans near the end exceed under TCG, so the fill runs as the steps of a
+ * parameterised case, the ids kept here from one step to the next.
+ */
+static struct {
+	struct rdma_cm_id **ids;
+	u32 *ns;		/* bind times, ns */
+	int range, bound, err;
+	u64 fail_ns;
+} fill_st;
+
+/*
+ * Share of the range bound by the end of each step, per mille; 1001: one
+ * bind past the range, then the report.
+ */
+static const int fill_steps[] = {
+	500, 550, 600, 650, 700, 750, 800, 850, 900, 950, 1000, 1001
+};
+
+static void fill_step_desc(const int *step, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "to %d per mille", *step);
+}
+
+KUNIT_ARRAY_PARAM(fill, fill_steps, fill_step_desc);
+
+static void fill_report(struct kunit *test, enum variant v)
+{
+	int b, range = fill_st.range, bound = fill_st.bound;
+	u32 at99;
+
+	kunit_info(test, "BENCH fill_end variant=%s range=%d bound=%d errno=%d fail_ns=%llu\n",
+		   variant_name[v], range, bound, -fill_st.err, fill_st.fail_ns);
+	/* The bind at 99% full: the median of those from 98.5% to 99.5%. */
+	at99 = window_median(fill_st.ns, range * 985 / 1000,
+			     min(bound, range * 995 / 1000));
+	for (b = 0; b < 100; b++) {
+		int from = range * b / 100, to = min(bound, range * (b + 1) / 100);
+
+		if (to <= from)
+			break;
+		kunit_info(test, "BENCH fill variant=%s bucket=%d median_ns=%u\n",
+			   variant_name[v], b, window_median(fill_st.ns, from, to));
+	}
+	kunit_info(test, "BENCH fill_at99 variant=%s median_ns=%u\n",
+		   variant_name[v], at99);
+}
+
+static void fill_free(void)
+{
+	while (fill_st.bound > 0)
+		rdma_destroy_id(fill_st.ids[--fill_st.bound]);
+	kvfree(fill_st.ns);
+	kvfree(fill_st.ids);
+	memset(&fill_st, 0, sizeof(fill_st));
+}
+
+static void fill_variant(struct kunit *test, enum variant v)
+{
+	const int *step = test->param_value;
+	struct sockaddr_in sin = any4(0);
+	int low, high, target;
+	u64 t;
+
+	if (step == fill_steps) {
+		fill_free();
+		inet_get_local_port_range(&init_net, &low, &high);
+		fill_st.range = high - low + 1;
+		fill_st.ids = kvcalloc(fill_st.range + 1, sizeof(*fill_st.ids),
+				       GFP_KERNEL);
+		fill_st.ns = kvcalloc(fill_st.range + 1, sizeof(*fill_st.ns),
+				      GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, fill_st.ids);
+		KUNIT_ASSERT_NOT_NULL(test, fill_st.ns);
+		KUNIT_ASSERT_EQ(test, use_variant(v), 0);
+	}
+	KUNIT_ASSERT_NOT_NULL(test, fill_st.ids);
+	target = *step > 1000 ? fill_st.range + 1 : fill_st.range * *step / 1000;
+	while (!fill_st.err && fill_st.bound < target) {
+		struct rdma_cm_id *id = new_id();
+
+		if (IS_ERR(id)) {
+			fill_st.err = PTR_ERR(id);
+			break;
+		}
+		t = ktime_get_ns();
+		fill_st.err = rdma_bind_addr(id, (struct sockaddr *)&sin);
+		t = ktime_get_ns() - t;
+		if (fill_st.err) {
+			fill_st.fail_ns = t;
+			rdma_destroy_id(id);
+			break;
+		}
+		fill_st.ns[fill_st.bound] = min_t(u64, t, U32_MAX);
+		fill_st.ids[fill_st.bound++] = id;
+		cond_resched();
+	}
+	if (*step > 1000) {
+		KUNIT_EXPECT_GT(test, fill_st.bound, 0);
+		fill_report(test, v);
+		fill_free();
+	}
+}
+
+static void fill_upstream(struct kunit *test)
+{
+	fill_variant(test, UPSTREAM);
+}
+
+static void fill_module(struct kunit *test)
+{
+	fill_variant(test, MODULE);
+}
+
+struct worker {
+	struct completion done;
+	int ret;
+};
+
+static int worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	int i;
+
+	for (i = 0; i < MT_OPS && !w->ret; i++)
+		w->ret = rdma_op(0);
+	complete(&w->done);
+	return 0;
+}
+
+/* Wall time for @n threads, one per CPU, each doing MT_OPS ids. */
+static u64 run_threads(struct kunit *test, int n)
+{
+	struct worker w[2];
+	struct task_struct *t[2];
+	u64 t0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		init_completion(&w[i].done);
+		w[i].ret = 0;
+		t[i] = kthread_create(worker_fn, &w[i], "rtp_bench/%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t[i]));
+		kthread_bind(t[i], i);
+	}
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++)
+		wake_up_process(t[i]);
+	for (i = 0; i < n; i++)
+		wait_for_completion(&w[i].done);
+	t0 = ktime_get_ns() - t0;
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, w[i].ret, 0);
+	return t0;
+}
+
+/*
+ * Bind/destroy throughput with one thread and with two on two CPUs: a lock
+ * that serialises binds shows as a two-thread throughput near one thread's.
+ */
+static void two_threads(struct kunit *test)
+{
+	static const enum variant vs[] = { UPSTREAM, MODULE };
+	u64 ns[ARRAY_SIZE(vs)][2][MT_REPS];
+	int v, n, rep;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	for (rep = -1; rep < MT_REPS; rep++) {
+		for (v = 0; v < ARRAY_SIZE(vs); v++) {
+			KUNIT_ASSERT_EQ(test, use_variant(vs[v]), 0);
+			for (n = 1; n <= 2; n++) {
+				u64 t = run_threads(test, n);
+
+				if (rep >= 0)
+					ns[v][n - 1][rep] = t;
+			}
+		}
+	}
+	for (v = 0; v < ARRAY_SIZE(vs); v++) {
+		for (n = 1; n <= 2; n++) {
+			u64 *t = ns[v][n - 1];
+			u64 med = median(t, MT_REPS);
+
+			/* ids per second: n * MT_OPS in @med nanoseconds */
+			kunit_info(test,
+				   "BENCH threads variant=%s threads=%d median_ops_s=%llu min_ops_s=%llu max_ops_s=%llu reps=%d\n",
+				   variant_name[vs[v]], n,
+				   div64_u64(n * MT_OPS * NSEC_PER_SEC, med),
+				   div64_u64(n * MT_OPS * NSEC_PER_SEC, t[MT_REPS - 1]),
+				   div64_u64(n * MT_OPS * NSEC_PER_SEC, t[0]),
+				   MT_REPS);
+		}
+	}
+}
+
+static int bench_init(struct kunit_suite *suite)
+{
+	module_ops = rdma_tcp_port_kunit_ops();
+	return 0;
+}
+
+/* Leave the kernel as it booted: the Rust provider registered, idr=1. */
+static void bench_exit(struct kunit_suite *suite)
+{
+	fill_free();
+	use_variant(MODULE);
+}
+
+static struct kunit_case bench_cases[] = {
+	KUNIT_CASE(per_op),
+	KUNIT_CASE(slab_per_id),
+	KUNIT_CASE_PARAM(fill_upstream, fill_gen_params),
+	KUNIT_CASE_PARAM(fill_module, fill_gen_params),
+	KUNIT_CASE(two_threads),
+	{}
+};
+
+static struct kunit_suite bench_suite = {
+	.name = "rdma_tcp_port_bench",
+	.suite_init = bench_init,
+	.suite_exit = bench_exit,
+	.test_cases = bench_cases,
+};
+
+kunit_test_suite(bench_suite);
+
+MODULE_LICENSE("GPL");
