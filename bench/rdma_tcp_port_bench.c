@@ -128,8 +128,11 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Median of @v[0..@n), sorted in place; 0 for none. */
 static u64 median(u64 *v, int n)
 {
+	if (n <= 0)
+		return 0;
 	sort(v, n, sizeof(*v), cmp_u64, NULL);
 	return v[n / 2];
 }
@@ -235,22 +238,6 @@ static void slab_per_id(struct kunit *test)
 		   kmem_cache_size(tcp_prot.slab), sizeof(struct socket_alloc));
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	u32 x = *(const u32 *)a, y = *(const u32 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Median of the bind times of ids [from, to), sorted in place. */
-static u32 window_median(u32 *ns, int from, int to)
-{
-	if (to <= from)
-		return 0;
-	sort(ns + from, to - from, sizeof(*ns), cmp_u32, NULL);
-	return ns[from + (to - from) / 2];
-}
-
 /*
  * Filling the ephemeral range: port-0 ids are bound until the range is
  * exhausted, each bind timed, and the k-th bind's cost is reported against k
@@ -260,7 +247,7 @@ static u32 window_median(u32 *ns, int from, int to)
  */
 static struct {
 	struct rdma_cm_id **ids;
-	u32 *ns;		/* bind times, ns */
+	u64 *ns;		/* bind times */
 	int range, bound, err;
 	u64 fail_ns;
 } fill_st;
@@ -283,22 +270,23 @@ KUNIT_ARRAY_PARAM(fill, fill_steps, fill_step_desc);
 static void fill_report(struct kunit *test, enum variant v)
 {
 	int b, range = fill_st.range, bound = fill_st.bound;
-	u32 at99;
+	int from, to;
+	u64 at99;
 
 	kunit_info(test, "BENCH fill_end variant=%s range=%d bound=%d errno=%d fail_ns=%llu\n",
 		   variant_name[v], range, bound, -fill_st.err, fill_st.fail_ns);
 	/* The bind at 99% full: the median of those from 98.5% to 99.5%. */
-	at99 = window_median(fill_st.ns, range * 985 / 1000,
-			     min(bound, range * 995 / 1000));
+	from = range * 985 / 1000;
+	at99 = median(fill_st.ns + from, min(bound, range * 995 / 1000) - from);
 	for (b = 0; b < 100; b++) {
-		int from = range * b / 100, to = min(bound, range * (b + 1) / 100);
-
+		from = range * b / 100;
+		to = min(bound, range * (b + 1) / 100);
 		if (to <= from)
 			break;
-		kunit_info(test, "BENCH fill variant=%s bucket=%d median_ns=%u\n",
-			   variant_name[v], b, window_median(fill_st.ns, from, to));
+		kunit_info(test, "BENCH fill variant=%s bucket=%d median_ns=%llu\n",
+			   variant_name[v], b, median(fill_st.ns + from, to - from));
 	}
-	kunit_info(test, "BENCH fill_at99 variant=%s median_ns=%u\n",
+	kunit_info(test, "BENCH fill_at99 variant=%s median_ns=%llu\n",
 		   variant_name[v], at99);
 }
 
@@ -347,7 +335,7 @@ static void fill_variant(struct kunit *test, enum variant v)
 			rdma_destroy_id(id);
 			break;
 		}
-		fill_st.ns[fill_st.bound] = min_t(u64, t, U32_MAX);
+		fill_st.ns[fill_st.bound] = t;
 		fill_st.ids[fill_st.bound++] = id;
 		cond_resched();
 	}

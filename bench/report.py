@@ -6,6 +6,7 @@ CMTIME lines of the VM run into bench/results/results.md and SVG plots.
 Usage: report.py <kunit test.log> <cmtime log> <output dir>
 """
 
+import math
 import re
 import statistics
 import sys
@@ -73,7 +74,6 @@ def svg_bars(path, title, groups, unit):
 
 def svg_curves(path, title, curves, unit):
     """curves: {variant: [(x percent, y)]}, y on a log scale."""
-    import math
     w, h, left, top, bottom = 720, 380, 80, 40, 50
     ys = [v for pts in curves.values() for _, v in pts if v > 0]
     lo, hi = math.floor(math.log10(min(ys))), math.ceil(math.log10(max(ys)))
