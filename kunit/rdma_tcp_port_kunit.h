@@ -14,5 +14,7 @@ const struct rdma_cm_port_ops *rdma_tcp_port_kunit_ops(void);
 bool rdma_tcp_port_kunit_set_idr(bool on);
 /* Set the module's reserve parameter ("all", "iwarp", "none"); 0 or -EINVAL. */
 int rdma_tcp_port_kunit_set_reserve(const char *val);
+/* Set the module's user_share parameter ("0" to "100"); 0 or -EINVAL. */
+int rdma_tcp_port_kunit_set_user_share(const char *val);
 
 #endif /* _RDMA_TCP_PORT_KUNIT_H */

@@ -25,12 +25,14 @@
 #include <linux/percpu_counter.h>
 #include <linux/rtnetlink.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <net/inet_sock.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
 #include <net/tcp.h>
+#include <rdma/ib.h>
 #include <rdma/rdma_cm.h>
 
 #include "rdma_tcp_port_kunit.h"
@@ -49,6 +51,7 @@ struct ep_spec {
 	bool reuse;		/* SO_REUSEADDR / rdma_set_reuseaddr() */
 	int v6only;		/* -1: namespace default, else IPV6_V6ONLY */
 	bool listen;
+	bool reuse_after_bind;	/* SO_REUSEADDR / reuse set once bound */
 };
 
 struct ep {
@@ -120,6 +123,8 @@ static int ep_open(struct net *net, enum ep_kind kind,
 		if (ss.ss_family == AF_INET6 && s->v6only == 1)
 			ip6_sock_set_v6only(ep->sock->sk);
 		ret = kernel_bind(ep->sock, (struct sockaddr *)&ss, len);
+		if (!ret && s->reuse_after_bind)
+			sock_set_reuseaddr(ep->sock->sk);
 		if (!ret && s->listen)
 			ret = kernel_listen(ep->sock, 8);
 	} else {
@@ -135,6 +140,8 @@ static int ep_open(struct net *net, enum ep_kind kind,
 			ret = rdma_set_afonly(ep->id, s->v6only);
 		if (!ret)
 			ret = rdma_bind_addr(ep->id, (struct sockaddr *)&ss);
+		if (!ret && s->reuse_after_bind)
+			ret = rdma_set_reuseaddr(ep->id, 1);
 		if (!ret && s->listen)
 			ret = rdma_listen(ep->id, 8);
 	}
@@ -192,6 +199,15 @@ static const struct scenario scenarios[] = {
 	  { ANY4, false, -1, false }, { MAPPED4, false, -1, false }, -EADDRINUSE },
 	{ "v6only wildcard then v4-mapped",
 	  { ANY6, false, 1, false }, { MAPPED4, false, -1, false }, 0 },
+	{ "reuse set after bind, then reuse",
+	  { .addr = ANY4, .v6only = -1, .reuse_after_bind = true },
+	  { .addr = ANY4, .reuse = true, .v6only = -1 }, 0 },
+	{ "reuse set after bind, then reuse listening",
+	  { .addr = ANY4, .v6only = -1, .reuse_after_bind = true },
+	  { .addr = ANY4, .reuse = true, .v6only = -1, .listen = true }, 0 },
+	{ "reuse set after bind, then no reuse",
+	  { .addr = ANY4, .v6only = -1, .reuse_after_bind = true },
+	  { .addr = ANY4, .v6only = -1 }, -EADDRINUSE },
 };
 
 static int run_pair(struct kunit *test, struct net *net, enum ep_kind ka,
@@ -629,6 +645,187 @@ static void active_side_ceiling(struct kunit *test)
 	KUNIT_EXPECT_GE(test, ours, upstream);
 }
 
+/*
+ * IPV6_V6ONLY cannot change once a TCP socket is bound (EINVAL); nor can
+ * afonly once the id's port is held by one.
+ */
+static void afonly_after_bind(struct kunit *test)
+{
+	static const struct ep_spec any6 = { .addr = ANY6, .v6only = -1 };
+	struct ep tcp, rdma;
+	int t, r;
+
+	KUNIT_ASSERT_EQ(test, ep_open(&init_net, TCP, &any6, PORT, &tcp), 0);
+	t = ip6_sock_set_v6only(tcp.sock->sk);
+	ep_close(&tcp);
+	KUNIT_ASSERT_EQ(test, ep_open(&init_net, RDMA, &any6, PORT, &rdma), 0);
+	r = rdma_set_afonly(rdma.id, 1);
+	ep_close(&rdma);
+	KUNIT_EXPECT_EQ(test, t, -EINVAL);
+	KUNIT_EXPECT_EQ(test, r, t);
+}
+
+/* An AF_IB id on RDMA_PS_TCP port @port: it has no host port. */
+static int bind_af_ib(struct kunit *test, u16 port, struct rdma_cm_id **id)
+{
+	struct sockaddr_ib sib = {
+		.sib_family = AF_IB,
+		.sib_sid = cpu_to_be64(RDMA_IB_IP_PS_TCP | port),
+		.sib_sid_mask = cpu_to_be64(RDMA_IB_IP_PS_MASK | 0xffff),
+	};
+	int ret;
+
+	*id = rdma_create_id(&init_net, cm_handler, NULL, RDMA_PS_TCP,
+			     IB_QPT_RC);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(*id));
+	ret = rdma_bind_addr(*id, (struct sockaddr *)&sib);
+	if (ret) {
+		rdma_destroy_id(*id);
+		*id = NULL;
+	}
+	return ret;
+}
+
+/*
+ * The rdma_cm's table still rules between an id that holds a host port and
+ * one that cannot (AF_IB), in both orders, with upstream's errno; and the
+ * refused id holds nothing.
+ */
+static void af_ib_keeps_the_table_rules(struct kunit *test)
+{
+	static const struct ep_spec any4 = { .addr = ANY4, .v6only = -1,
+					      .listen = true };
+	const struct rdma_cm_port_ops *ops = rdma_tcp_port_kunit_ops();
+	s64 before = percpu_counter_sum(&tcp_sockets_allocated);
+	int upstream, ours, ib_second;
+	struct rdma_cm_id *ib;
+	struct ep inet;
+
+	rdma_cm_unregister_port_ops(ops);
+	KUNIT_ASSERT_EQ(test, bind_af_ib(test, PORT, &ib), 0);
+	upstream = ep_open(&init_net, RDMA, &any4, PORT, &inet);
+	ep_close(&inet);
+	rdma_destroy_id(ib);
+	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_ops(ops), 0);
+
+	KUNIT_ASSERT_EQ(test, bind_af_ib(test, PORT, &ib), 0);
+	ours = ep_open(&init_net, RDMA, &any4, PORT, &inet);
+	ep_close(&inet);
+	KUNIT_EXPECT_EQ(test, percpu_counter_sum(&tcp_sockets_allocated), before);
+	rdma_destroy_id(ib);
+
+	KUNIT_ASSERT_EQ(test, ep_open(&init_net, RDMA, &any4, PORT, &inet), 0);
+	ib_second = bind_af_ib(test, PORT, &ib);
+	if (!ib_second)
+		rdma_destroy_id(ib);
+	ep_close(&inet);
+
+	KUNIT_EXPECT_EQ(test, upstream, -EADDRNOTAVAIL);
+	KUNIT_EXPECT_EQ(test, ours, upstream);
+	KUNIT_EXPECT_EQ(test, ib_second, upstream);
+}
+
+/* Run as @uid without CAP_NET_ADMIN, the RLIMIT_NOFILE being @nofile. */
+static const struct cred *become_user(struct kunit *test, uid_t uid,
+				      unsigned long nofile, unsigned long *old)
+{
+	struct cred *cred = prepare_creds();
+
+	KUNIT_ASSERT_NOT_NULL(test, cred);
+	cred->fsuid = cred->euid = cred->uid = KUIDT_INIT(uid);
+	cap_lower(cred->cap_effective, CAP_NET_ADMIN);
+	*old = current->signal->rlim[RLIMIT_NOFILE].rlim_cur;
+	WRITE_ONCE(current->signal->rlim[RLIMIT_NOFILE].rlim_cur, nofile);
+	return override_creds(cred);
+}
+
+static void become_root(const struct cred *saved, unsigned long nofile)
+{
+	const struct cred *cred = current_cred();
+
+	WRITE_ONCE(current->signal->rlim[RLIMIT_NOFILE].rlim_cur, nofile);
+	revert_creds(saved);
+	put_cred(cred);
+}
+
+/* Binds port-0 ids in @net until one fails; returns how many bound. */
+static int fill_ids(struct kunit *test, struct net *net, struct ep *eps,
+		    int max, int *err)
+{
+	static const struct ep_spec any4 = { .addr = ANY4, .v6only = -1 };
+	int n;
+
+	for (n = 0; n < max; n++) {
+		*err = ep_open(net, RDMA, &any4, 0, &eps[n]);
+		if (*err)
+			break;
+	}
+	return n;
+}
+
+/*
+ * The per-user cap: 5 % of a 100-port range is 5 ports for a user without
+ * CAP_NET_ADMIN, and never more than its RLIMIT_NOFILE in all; then EMFILE.
+ * TCP sockets and a CAP_NET_ADMIN caller are not held back, and destroyed
+ * ids give their count back.
+ */
+static void user_cap(struct kunit *test)
+{
+	static const struct ep_spec any4 = { .addr = ANY4, .v6only = -1 };
+	struct net *net = small_range_net(test, 40000, 40099);
+	struct ep *eps, tcp, root;
+	const struct cred *saved;
+	unsigned long nofile;
+	int n, n2, nfile, err, err2, errf, errn, i;
+
+	eps = kunit_kcalloc(test, 16, sizeof(*eps), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, eps);
+	KUNIT_ASSERT_EQ(test, rdma_tcp_port_kunit_set_user_share("5"), 0);
+
+	saved = become_user(test, 4242, 1024, &nofile);
+	n = fill_ids(test, net, eps, 16, &err);
+	/* The user's TCP sockets are not held back by its RDMA ids. */
+	KUNIT_EXPECT_EQ(test, ep_open(net, TCP, &any4, 0, &tcp), 0);
+	ep_close(&tcp);
+	/* A lower RLIMIT_NOFILE: nothing more, in any namespace. */
+	WRITE_ONCE(current->signal->rlim[RLIMIT_NOFILE].rlim_cur, 3);
+	errf = ep_open(&init_net, RDMA, &any4, 0, &tcp);
+	ep_close(&tcp);
+	WRITE_ONCE(current->signal->rlim[RLIMIT_NOFILE].rlim_cur, 1024);
+	become_root(saved, nofile);
+
+	/* CAP_NET_ADMIN over the namespace: not capped. */
+	KUNIT_EXPECT_EQ(test, ep_open(net, RDMA, &any4, 0, &root), 0);
+	ep_close(&root);
+
+	for (i = 0; i < n; i++)
+		ep_close(&eps[i]);
+	/* Destroyed ids are no longer counted. */
+	saved = become_user(test, 4242, 1024, &nofile);
+	n2 = fill_ids(test, net, eps, 16, &err2);
+	for (i = 0; i < n2; i++)
+		ep_close(&eps[i]);
+	/* user_share=0: no cap. */
+	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_set_user_share("0"), 0);
+	nfile = fill_ids(test, net, eps, 16, &errn);
+	for (i = 0; i < nfile; i++)
+		ep_close(&eps[i]);
+	become_root(saved, nofile);
+	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_set_user_share("5"), 0);
+	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_set_user_share("101"), -EINVAL);
+	put_net(net);
+
+	kunit_info(test, "user without CAP_NET_ADMIN: %d ids in a 100-port range, then %pe\n",
+		   n, ERR_PTR(err));
+	KUNIT_EXPECT_EQ(test, n, 5);
+	KUNIT_EXPECT_EQ(test, err, -EMFILE);
+	KUNIT_EXPECT_EQ(test, n2, 5);
+	KUNIT_EXPECT_EQ(test, err2, -EMFILE);
+	KUNIT_EXPECT_EQ(test, errf, -EMFILE);
+	KUNIT_EXPECT_EQ(test, nfile, 16);
+	KUNIT_EXPECT_EQ(test, errn, 0);
+}
+
 static struct kunit_case rdma_tcp_port_cases[] = {
 	KUNIT_CASE(oracle_scenarios),
 	KUNIT_CASE(two_namespaces_same_port),
@@ -643,6 +840,9 @@ static struct kunit_case rdma_tcp_port_cases[] = {
 	KUNIT_CASE(reserve_policy),
 	KUNIT_CASE(other_port_spaces_untouched),
 	KUNIT_CASE(active_side_ceiling),
+	KUNIT_CASE(afonly_after_bind),
+	KUNIT_CASE(af_ib_keeps_the_table_rules),
+	KUNIT_CASE(user_cap),
 	{}
 };
 

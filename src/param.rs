@@ -8,12 +8,12 @@
 //! Built in, both carry the `rdma_tcp_port.` prefix, as C's do.
 
 use core::ffi::{c_int, CStr};
-use core::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
 
 use kernel::bindings;
 use kernel::error::code::EINVAL;
 
-use crate::policy::Reserve;
+use crate::policy::{self, Reserve};
 
 /// `idr`: also keep RDMA_PS_TCP ids in the rdma_cm's own port table.
 ///
@@ -81,6 +81,68 @@ unsafe extern "C" fn reserve_get(buf: *mut u8, _kp: *const bindings::kernel_para
     (name.len() + 1) as c_int
 }
 
+/// `user_share`: the percentage of a namespace's ephemeral range that one
+/// user without `CAP_NET_ADMIN` there may hold through RDMA ids (and never
+/// more ports in all than its `RLIMIT_NOFILE`); 0 turns the cap off. Read
+/// at every bind, so it can be changed at run time through sysfs.
+static USER_SHARE: AtomicU32 = AtomicU32::new(5);
+
+/// The `user_share` cap for binds from now on.
+pub(crate) fn user_share() -> u32 {
+    USER_SHARE.load(Ordering::Relaxed)
+}
+
+/// Sets `user_share` from a parameter string: `EINVAL` unless 0 to 100.
+pub(crate) fn set_user_share(val: &[u8]) -> kernel::error::Result {
+    let share = policy::parse_share(val).ok_or(EINVAL)?;
+    USER_SHARE.store(share, Ordering::Relaxed);
+    Ok(())
+}
+
+/// `kernel_param_ops::set` for `user_share`.
+///
+/// # Safety
+///
+/// `val` is null or a NUL-terminated string, as the kernel passes it.
+unsafe extern "C" fn user_share_set(val: *const u8, _kp: *const bindings::kernel_param) -> c_int {
+    if val.is_null() {
+        return EINVAL.to_errno();
+    }
+    // SAFETY: the kernel passes a NUL-terminated string.
+    let val = unsafe { CStr::from_ptr(val.cast()) };
+    match set_user_share(val.to_bytes()) {
+        Ok(()) => 0,
+        Err(e) => e.to_errno(),
+    }
+}
+
+/// `kernel_param_ops::get` for `user_share`: the number and a newline.
+///
+/// # Safety
+///
+/// `buf` has room for a page, as the kernel gives sysfs readers.
+unsafe extern "C" fn user_share_get(buf: *mut u8, _kp: *const bindings::kernel_param) -> c_int {
+    let share = user_share();
+    let digits = [(share / 100) as u8, (share / 10 % 10) as u8, (share % 10) as u8];
+    let skip = if share >= 100 { 0 } else if share >= 10 { 1 } else { 2 };
+    let mut len = 0;
+    for d in &digits[skip..] {
+        // SAFETY: at most four bytes are written into the page at `buf`.
+        unsafe { *buf.add(len) = b'0' + d };
+        len += 1;
+    }
+    // SAFETY: as above.
+    unsafe { *buf.add(len) = b'\n' };
+    (len + 1) as c_int
+}
+
+static USER_SHARE_OPS: bindings::kernel_param_ops = bindings::kernel_param_ops {
+    flags: 0,
+    set: Some(user_share_set),
+    get: Some(user_share_get),
+    free: None,
+};
+
 static RESERVE_OPS: bindings::kernel_param_ops = bindings::kernel_param_ops {
     flags: 0,
     set: Some(reserve_set),
@@ -136,6 +198,25 @@ static IDR_PARAM: KernelParam = KernelParam(bindings::kernel_param {
     },
 });
 
+#[cfg(MODULE)]
+const USER_SHARE_NAME: &CStr = c"user_share";
+#[cfg(not(MODULE))]
+const USER_SHARE_NAME: &CStr = c"rdma_tcp_port.user_share";
+
+#[link_section = "__param"]
+#[used]
+static USER_SHARE_PARAM: KernelParam = KernelParam(bindings::kernel_param {
+    name: USER_SHARE_NAME.as_ptr().cast(),
+    mod_: this_module(),
+    ops: &raw const USER_SHARE_OPS,
+    perm: 0o644,
+    level: -1,
+    flags: 0,
+    __bindgen_anon_1: bindings::kernel_param__bindgen_ty_1 {
+        arg: core::ptr::null_mut(),
+    },
+});
+
 #[link_section = "__param"]
 #[used]
 static RESERVE_PARAM: KernelParam = KernelParam(bindings::kernel_param {
@@ -177,6 +258,16 @@ modinfo!(
     RESERVE_PARM,
     b"parm=reserve:Which RDMA_PS_TCP ids get a host TCP port: all, iwarp (ids that can meet host TCP) or none (default: all)\0",
     b"rdma_tcp_port.parm=reserve:Which RDMA_PS_TCP ids get a host TCP port: all, iwarp (ids that can meet host TCP) or none (default: all)\0"
+);
+modinfo!(
+    USER_SHARE_PARMTYPE,
+    b"parmtype=user_share:uint\0",
+    b"rdma_tcp_port.parmtype=user_share:uint\0"
+);
+modinfo!(
+    USER_SHARE_PARM,
+    b"parm=user_share:Percent of a namespace's ephemeral port range one user without CAP_NET_ADMIN there may hold through RDMA ids, never more than its RLIMIT_NOFILE; 0: no cap (default: 5)\0",
+    b"rdma_tcp_port.parm=user_share:Percent of a namespace's ephemeral port range one user without CAP_NET_ADMIN there may hold through RDMA ids, never more than its RLIMIT_NOFILE; 0: no cap (default: 5)\0"
 );
 // MODULE_IMPORT_NS(RDMA_CM_PORT): the rdma_cm exports the hook there.
 modinfo!(

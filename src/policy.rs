@@ -171,3 +171,52 @@ impl Reserve {
         }
     }
 }
+
+/// How many host ports one unprivileged user may hold through RDMA ids.
+///
+/// Both bounds apply: a user's ports in all namespaces together stay below
+/// the `RLIMIT_NOFILE` of the task asking for one more (what that task could
+/// hold as TCP sockets), and its ports in one namespace below `share`
+/// percent of that namespace's ephemeral range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UserCap {
+    /// Ports in all namespaces: the caller's `RLIMIT_NOFILE`.
+    pub total: u64,
+    /// Ports in the id's namespace.
+    pub per_ns: u32,
+}
+
+impl UserCap {
+    /// The cap for a caller with `RLIMIT_NOFILE` `nofile` in a namespace
+    /// whose `ip_local_port_range` is `low..=high`, at `share` percent.
+    /// `share == 0` means no cap at all.
+    pub fn new(nofile: u64, low: u16, high: u16, share: u32) -> Option<Self> {
+        if share == 0 {
+            return None;
+        }
+        let range = u32::from(high.saturating_sub(low)) + 1;
+        let per_ns = (range * share.min(100) / 100).max(1);
+        Some(Self {
+            total: nofile,
+            per_ns,
+        })
+    }
+
+    /// May a user that holds `total` ports, `in_ns` of them in the id's
+    /// namespace, take one more there?
+    pub fn allows(&self, total: u32, in_ns: u32) -> bool {
+        u64::from(total) < self.total && in_ns < self.per_ns
+    }
+}
+
+/// Parses the `user_share` parameter: a percentage, 0 to 100.
+pub fn parse_share(val: &[u8]) -> Option<u32> {
+    let val = val.strip_suffix(b"\n").unwrap_or(val);
+    if val.is_empty() || val.len() > 3 || !val.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let n = val
+        .iter()
+        .fold(0u32, |n, d| n * 10 + u32::from(d - b'0'));
+    (n <= 100).then_some(n)
+}

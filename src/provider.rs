@@ -12,7 +12,9 @@ use kernel::prelude::*;
 use kernel::sync::Mutex;
 
 use crate::active::ActivePorts;
+use crate::caller::Caller;
 use crate::errno;
+use crate::limit::{NetKey, Tally};
 use crate::param;
 use crate::policy::{self, SockAddr, Tuple};
 use crate::reservation::{Reservation, Reuse};
@@ -37,8 +39,18 @@ pub(crate) static OPS: Ops = Ops(bindings::rdma_cm_port_ops {
     release_port: Some(release_port),
 });
 
-/// The active-side table, owned by the module instance (see `Provider`).
-static ACTIVE: AtomicPtr<Mutex<ActivePorts>> = AtomicPtr::new(core::ptr::null_mut());
+/// What the callbacks share, owned by the module instance (see `Provider`).
+#[pin_data]
+struct Shared {
+    /// Active-side ports shared under the 4-tuple rule.
+    #[pin]
+    active: Mutex<ActivePorts>,
+    /// Ports held per user, and the cap on them.
+    #[pin]
+    tally: Mutex<Tally>,
+}
+
+static SHARED: AtomicPtr<Shared> = AtomicPtr::new(core::ptr::null_mut());
 
 /// Whether the active-side table holds any socket, stored under its lock
 /// after every change, so that releasing one of the many sockets that were
@@ -53,36 +65,43 @@ fn record_active(table: &mut ActivePorts, net: usize, sock: usize, tuple: Tuple)
     ret
 }
 
-fn active() -> Result<&'static Mutex<ActivePorts>> {
-    let table = ACTIVE.load(Ordering::Acquire);
-    // SAFETY: `ACTIVE` is non-null only between Provider::register() and
+fn shared() -> Result<&'static Shared> {
+    let shared = SHARED.load(Ordering::Acquire);
+    // SAFETY: `SHARED` is non-null only between Provider::register() and
     // Provider's drop, which happens after the ops are unregistered and,
     // since each held port pins the module, after the last port is released.
-    unsafe { table.as_ref() }.ok_or(ENODEV)
+    unsafe { shared.as_ref() }.ok_or(ENODEV)
+}
+
+fn active() -> Result<&'static Mutex<ActivePorts>> {
+    shared().map(|s| &s.active)
 }
 
 /// The registered provider; dropping it unregisters the ops.
 pub(crate) struct Provider {
-    /// Owns the table that `ACTIVE` points to.
-    _active: Pin<KBox<Mutex<ActivePorts>>>,
+    /// Owns what `SHARED` points to.
+    _shared: Pin<KBox<Shared>>,
 }
 
 impl Provider {
     pub(crate) fn register() -> Result<Self> {
-        let active = KBox::pin_init(
-            kernel::new_mutex!(ActivePorts::new(), "rdma_tcp_port_active"),
+        let shared = KBox::pin_init(
+            pin_init!(Shared {
+                active <- kernel::new_mutex!(ActivePorts::new(), "rdma_tcp_port_active"),
+                tally <- kernel::new_mutex!(Tally::new(), "rdma_tcp_port_tally"),
+            }),
             GFP_KERNEL,
         )?;
-        let table: *const Mutex<ActivePorts> = &*active;
-        ACTIVE.store(table.cast_mut(), Ordering::Release);
+        let ptr: *const Shared = &*shared;
+        SHARED.store(ptr.cast_mut(), Ordering::Release);
         // SAFETY: `OPS` is a static whose functions stay valid while the
         // ops are registered: the module unregisters them before unloading.
         let ret = unsafe { bindings::rdma_cm_register_port_ops(OPS.as_ptr()) };
         if let Err(e) = kernel::error::to_result(ret) {
-            ACTIVE.store(core::ptr::null_mut(), Ordering::Release);
+            SHARED.store(core::ptr::null_mut(), Ordering::Release);
             return Err(e);
         }
-        Ok(Self { _active: active })
+        Ok(Self { _shared: shared })
     }
 }
 
@@ -90,7 +109,43 @@ impl Drop for Provider {
     fn drop(&mut self) {
         // SAFETY: the ops were registered by register().
         unsafe { bindings::rdma_cm_unregister_port_ops(OPS.as_ptr()) };
-        ACTIVE.store(core::ptr::null_mut(), Ordering::Release);
+        SHARED.store(core::ptr::null_mut(), Ordering::Release);
+    }
+}
+
+/// One port counted against a user until [`Charge::keep`]: dropped
+/// before that, it gives the port back to the count.
+struct Charge {
+    tally: &'static Mutex<Tally>,
+    uid: u32,
+    net: NetKey,
+}
+
+impl Charge {
+    /// Counts a port in `net` for the current task, within its cap.
+    fn take(net: *mut bindings::net) -> Result<Self> {
+        let tally = &shared()?.tally;
+        let caller = Caller::current();
+        // SAFETY: `net` is the namespace of the id being bound, which holds
+        // a reference on it.
+        let cap = unsafe { caller.cap_in(net, param::user_share()) };
+        tally.lock().charge(caller.uid, net as NetKey, cap)?;
+        Ok(Self {
+            tally,
+            uid: caller.uid,
+            net: net as NetKey,
+        })
+    }
+
+    /// The port is held: it stays counted until `release_port`.
+    fn keep(self) {
+        core::mem::forget(self);
+    }
+}
+
+impl Drop for Charge {
+    fn drop(&mut self) {
+        self.tally.lock().uncharge(self.uid, self.net);
     }
 }
 
@@ -136,13 +191,16 @@ fn take_port(
     policy::admit(req.dev_bound, req.iwarp, track).map_err(|_| errno::eopnotsupp())?;
     req.track = track;
     let src = SockAddr::parse(src_raw).ok_or_else(errno::eafnosupport)?;
+    let charge = Charge::take(req.net)?;
     // Only ids that rdma_resolve_addr() bound to port 0 may share a port.
     let sharing = SockAddr::parse(dst_raw)
         .map(|dst| Tuple { src, dst })
         .filter(|t| t.is_active() && src.port == 0);
     let res = match (bind(req, &src, src_raw), sharing) {
         (Err(e), Some(tuple)) if errno::is_eaddrinuse(&e) => {
-            return share(req, src_raw, tuple).map(Some)
+            let res = share(req, src_raw, tuple)?;
+            charge.keep();
+            return Ok(Some(res));
         }
         (res, _) => res?,
     };
@@ -153,6 +211,7 @@ fn take_port(
         let key = res.as_ptr() as usize;
         record_active(&mut active()?.lock(), req.net as usize, key, tuple)?;
     }
+    charge.keep();
     Ok(Some(res))
 }
 
@@ -223,6 +282,11 @@ unsafe extern "C" fn listen(sock: *mut bindings::socket) -> core::ffi::c_int {
 ///
 /// `sock` is a socket this module gave the rdma_cm, handed back for good.
 unsafe extern "C" fn release_port(sock: *mut bindings::socket) {
+    // SAFETY: the rdma_cm gives the socket back and forgets it.
+    let res = unsafe { Reservation::from_raw(sock) };
+    if let (Some(res), Ok(shared)) = (&res, shared()) {
+        shared.tally.lock().uncharge(res.uid(), res.net_key());
+    }
     if ACTIVE_IN_USE.load(Ordering::Acquire) {
         if let Ok(table) = active() {
             let mut table = table.lock();
@@ -230,6 +294,5 @@ unsafe extern "C" fn release_port(sock: *mut bindings::socket) {
             ACTIVE_IN_USE.store(!table.is_empty(), Ordering::Release);
         }
     }
-    // SAFETY: the rdma_cm gives the socket back and forgets it.
-    drop(unsafe { Reservation::from_raw(sock) });
+    drop(res);
 }

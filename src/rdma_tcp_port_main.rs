@@ -14,13 +14,17 @@
 //! - `provider`: the `struct rdma_cm_port_ops` callbacks (C boundary);
 //! - `reservation`: a port held by a kernel TCP socket (socket layer);
 //! - `active`: active-side ports shared under the 4-tuple rule;
+//! - `limit`: the ports each user holds, and the cap on them;
+//! - `caller`: the task asking for a port (uid, `RLIMIT_NOFILE`);
 //! - `policy`: pure decisions, also unit-tested on the host;
 //! - `param`: the module parameters.
 
 use kernel::prelude::*;
 
 mod active;
+mod caller;
 mod errno;
+mod limit;
 mod param;
 pub mod policy;
 mod provider;
@@ -42,9 +46,10 @@ impl kernel::Module for RdmaTcpPort {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         let provider = provider::Provider::register()?;
         pr_info!(
-            "RDMA_PS_TCP ports now come from the host TCP stack (reserve={}, idr={})\n",
+            "RDMA_PS_TCP ports now come from the host TCP stack (reserve={}, idr={}, user_share={})\n",
             param::reserve().name(),
-            param::idr()
+            param::idr(),
+            param::user_share()
         );
         Ok(Self {
             _provider: provider,
@@ -78,6 +83,23 @@ pub unsafe extern "C" fn rdma_tcp_port_kunit_set_reserve(val: *const core::ffi::
     // SAFETY: the caller passes a NUL-terminated string.
     let val = unsafe { core::ffi::CStr::from_ptr(val) };
     match param::set_reserve(val.to_bytes()) {
+        Ok(()) => 0,
+        Err(e) => e.to_errno(),
+    }
+}
+
+/// For the built-in KUnit suite: sets the `user_share` parameter from its
+/// string form, as sysfs would; 0 or `-EINVAL`.
+///
+/// # Safety
+///
+/// `val` is a NUL-terminated string.
+#[cfg(not(MODULE))]
+#[no_mangle]
+pub unsafe extern "C" fn rdma_tcp_port_kunit_set_user_share(val: *const core::ffi::c_char) -> i32 {
+    // SAFETY: the caller passes a NUL-terminated string.
+    let val = unsafe { core::ffi::CStr::from_ptr(val) };
+    match param::set_user_share(val.to_bytes()) {
         Ok(()) => 0,
         Err(e) => e.to_errno(),
     }

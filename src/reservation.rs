@@ -166,6 +166,19 @@ impl Reservation {
         Ok(())
     }
 
+    /// The uid the port is counted against: `sock_alloc()` gives a new
+    /// socket the creating task's fsuid, and `sk_uid` keeps it.
+    pub(crate) fn uid(&self) -> u32 {
+        // SAFETY: `sk` is live; `sk_uid` is set once, at creation.
+        unsafe { (*self.sk()).sk_uid.val }
+    }
+
+    /// The socket's namespace, as a key (`sock_net()`).
+    pub(crate) fn net_key(&self) -> usize {
+        // SAFETY: `sk` is live; a socket never changes namespace.
+        unsafe { (*self.sk()).__sk_common.skc_net.net as usize }
+    }
+
     /// Hands the socket to the rdma_cm, which keeps it in the id.
     pub(crate) fn into_raw(self) -> *mut bindings::socket {
         let sock = self.sock.as_ptr();

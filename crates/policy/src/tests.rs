@@ -134,3 +134,41 @@ fn reserve_iwarp_covers_what_can_meet_host_tcp() {
         assert_eq!(got, want, "{bound} {iwarp} {in_net}");
     }
 }
+
+#[test]
+fn user_cap_is_the_stricter_of_nofile_and_the_share() {
+    // The default range, 32768-60999: 28232 ports, 5 % of them 1411.
+    let cap = UserCap::new(1024, 32768, 60999, 5).unwrap();
+    assert_eq!(cap, UserCap { total: 1024, per_ns: 1411 });
+    assert!(cap.allows(1023, 1023));
+    assert!(!cap.allows(1024, 0), "RLIMIT_NOFILE reached over all namespaces");
+    let cap = UserCap::new(1 << 20, 32768, 60999, 5).unwrap();
+    assert!(cap.allows(1410, 1410));
+    assert!(!cap.allows(1411, 1411), "the namespace's share reached");
+    assert!(cap.allows(5000, 10), "other namespaces do not count against this one");
+}
+
+#[test]
+fn user_cap_scales_with_the_range_and_never_reaches_zero() {
+    assert_eq!(UserCap::new(1024, 40000, 40099, 5).unwrap().per_ns, 5);
+    assert_eq!(UserCap::new(1024, 40000, 40000, 5).unwrap().per_ns, 1);
+    assert_eq!(UserCap::new(1024, 1, 65535, 100).unwrap().per_ns, 65535);
+    // An inverted range (high < low) counts as one port, not as 65k.
+    assert_eq!(UserCap::new(1024, 50000, 40000, 100).unwrap().per_ns, 1);
+    // Share 0: no cap at all.
+    assert_eq!(UserCap::new(0, 32768, 60999, 0), None);
+    // Above 100 % is read as 100 %.
+    assert_eq!(UserCap::new(1024, 40000, 40099, 250).unwrap().per_ns, 100);
+    // RLIMIT_NOFILE 0: not even one.
+    assert!(!UserCap::new(0, 32768, 60999, 5).unwrap().allows(0, 0));
+}
+
+#[test]
+fn share_parses_percentages_only() {
+    assert_eq!(parse_share(b"5"), Some(5));
+    assert_eq!(parse_share(b"0\n"), Some(0));
+    assert_eq!(parse_share(b"100"), Some(100));
+    for bad in [&b""[..], b"101", b"-1", b"5%", b" 5", b"1000", b"x", b"5\n\n"] {
+        assert_eq!(parse_share(bad), None, "{:?}", bad);
+    }
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Who asks for a port: the task calling `rdma_bind_addr()` or
+//! `rdma_resolve_addr()`, as the per-user cap sees it.
+
+use kernel::bindings;
+
+use crate::policy::UserCap;
+
+/// The identity and limits of the current task.
+pub(crate) struct Caller {
+    /// The file system uid, in the initial user namespace: the uid that
+    /// `sock_alloc()` gives the reservation's socket, and that the cap
+    /// counts its port against.
+    pub(crate) uid: u32,
+    /// `RLIMIT_NOFILE` (soft): how many sockets this task could hold.
+    nofile: u64,
+}
+
+impl Caller {
+    /// The current task.
+    pub(crate) fn current() -> Self {
+        // SAFETY: `current` is the running task, valid for the whole call.
+        let task = unsafe { bindings::get_current() };
+        // SAFETY: a task's own `cred` and `signal` stay valid while it runs
+        // (`current_cred()` and `rlimit()` read them without locks); the
+        // limit can change under us, hence the volatile read (`READ_ONCE`).
+        unsafe {
+            let uid = (*(*task).cred).fsuid.val;
+            let rlim = &raw const (*(*task).signal).rlim[bindings::RLIMIT_NOFILE as usize];
+            let nofile = core::ptr::read_volatile(&raw const (*rlim).rlim_cur);
+            Self { uid, nofile }
+        }
+    }
+
+    /// The cap on this caller's ports in `net` at `share` percent, or
+    /// `None` if it has none: `CAP_NET_ADMIN` over the namespace (which
+    /// includes kernel threads, such as those of nvmet or NFS/RDMA) lets a
+    /// caller set the namespace's port range itself, so it is not capped in
+    /// that port space.
+    ///
+    /// # Safety
+    ///
+    /// `net` is a live network namespace (an id's, which holds a reference).
+    pub(crate) unsafe fn cap_in(&self, net: *mut bindings::net, share: u32) -> Option<UserCap> {
+        if share == 0 {
+            return None;
+        }
+        // SAFETY: `net` is live, so is its owning user namespace.
+        let admin = unsafe {
+            bindings::ns_capable_noaudit((*net).user_ns, bindings::CAP_NET_ADMIN as i32)
+        };
+        if admin {
+            return None;
+        }
+        // SAFETY: `net` is live; `inet_get_local_port_range()` reads the
+        // range the same way, with `READ_ONCE`.
+        let range = unsafe { core::ptr::read_volatile(&raw const (*net).ipv4.ip_local_ports.range) };
+        UserCap::new(self.nofile, range as u16, (range >> 16) as u16, share)
+    }
+}
