@@ -29,7 +29,10 @@ impl Caller {
             let uid = (*(*task).cred).fsuid.val;
             let rlim = &raw const (*(*task).signal).rlim[bindings::RLIMIT_NOFILE as usize];
             let nofile = core::ptr::read_volatile(&raw const (*rlim).rlim_cur);
-            Self { uid, nofile }
+            Self {
+                uid,
+                nofile: u64::try_from(nofile).unwrap_or(u64::MAX),
+            }
         }
     }
 
@@ -47,15 +50,15 @@ impl Caller {
             return None;
         }
         // SAFETY: `net` is live, so is its owning user namespace.
-        let admin = unsafe {
-            bindings::ns_capable_noaudit((*net).user_ns, bindings::CAP_NET_ADMIN as i32)
-        };
+        let admin =
+            unsafe { bindings::ns_capable_noaudit((*net).user_ns, bindings::CAP_NET_ADMIN as i32) };
         if admin {
             return None;
         }
         // SAFETY: `net` is live; `inet_get_local_port_range()` reads the
         // range the same way, with `READ_ONCE`.
-        let range = unsafe { core::ptr::read_volatile(&raw const (*net).ipv4.ip_local_ports.range) };
+        let range =
+            unsafe { core::ptr::read_volatile(&raw const (*net).ipv4.ip_local_ports.range) };
         UserCap::new(self.nofile, range as u16, (range >> 16) as u16, share)
     }
 }

@@ -123,8 +123,18 @@ unsafe extern "C" fn user_share_set(val: *const u8, _kp: *const bindings::kernel
 /// `buf` has room for a page, as the kernel gives sysfs readers.
 unsafe extern "C" fn user_share_get(buf: *mut u8, _kp: *const bindings::kernel_param) -> c_int {
     let share = user_share();
-    let digits = [(share / 100) as u8, (share / 10 % 10) as u8, (share % 10) as u8];
-    let skip = if share >= 100 { 0 } else if share >= 10 { 1 } else { 2 };
+    let digits = [
+        (share / 100) as u8,
+        (share / 10 % 10) as u8,
+        (share % 10) as u8,
+    ];
+    let skip = if share >= 100 {
+        0
+    } else if share >= 10 {
+        1
+    } else {
+        2
+    };
     let mut len = 0;
     for d in &digits[skip..] {
         // SAFETY: at most four bytes are written into the page at `buf`.

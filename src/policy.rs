@@ -215,8 +215,6 @@ pub fn parse_share(val: &[u8]) -> Option<u32> {
     if val.is_empty() || val.len() > 3 || !val.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    let n = val
-        .iter()
-        .fold(0u32, |n, d| n * 10 + u32::from(d - b'0'));
+    let n = val.iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0'));
     (n <= 100).then_some(n)
 }

@@ -139,13 +139,25 @@ fn reserve_iwarp_covers_what_can_meet_host_tcp() {
 fn user_cap_is_the_stricter_of_nofile_and_the_share() {
     // The default range, 32768-60999: 28232 ports, 5 % of them 1411.
     let cap = UserCap::new(1024, 32768, 60999, 5).unwrap();
-    assert_eq!(cap, UserCap { total: 1024, per_ns: 1411 });
+    assert_eq!(
+        cap,
+        UserCap {
+            total: 1024,
+            per_ns: 1411
+        }
+    );
     assert!(cap.allows(1023, 1023));
-    assert!(!cap.allows(1024, 0), "RLIMIT_NOFILE reached over all namespaces");
+    assert!(
+        !cap.allows(1024, 0),
+        "RLIMIT_NOFILE reached over all namespaces"
+    );
     let cap = UserCap::new(1 << 20, 32768, 60999, 5).unwrap();
     assert!(cap.allows(1410, 1410));
     assert!(!cap.allows(1411, 1411), "the namespace's share reached");
-    assert!(cap.allows(5000, 10), "other namespaces do not count against this one");
+    assert!(
+        cap.allows(5000, 10),
+        "other namespaces do not count against this one"
+    );
 }
 
 #[test]
@@ -168,7 +180,16 @@ fn share_parses_percentages_only() {
     assert_eq!(parse_share(b"5"), Some(5));
     assert_eq!(parse_share(b"0\n"), Some(0));
     assert_eq!(parse_share(b"100"), Some(100));
-    for bad in [&b""[..], b"101", b"-1", b"5%", b" 5", b"1000", b"x", b"5\n\n"] {
+    for bad in [
+        &b""[..],
+        b"101",
+        b"-1",
+        b"5%",
+        b" 5",
+        b"1000",
+        b"x",
+        b"5\n\n",
+    ] {
         assert_eq!(parse_share(bad), None, "{:?}", bad);
     }
 }
