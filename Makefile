@@ -63,8 +63,9 @@ clippy: CLIPPY = 1
 clippy: module
 
 # The librdmacm tools the VM scripts use: rdma_hold takes, listens on and
-# holds a port; rdma_conns opens and holds many connections.
-TOOLS = $(PROJECT)/out/rdma_hold $(PROJECT)/out/rdma_conns
+# holds a port; rdma_conns opens and holds many connections; rdma_fill binds
+# ids until refused.
+TOOLS = $(addprefix $(PROJECT)/out/,rdma_hold rdma_conns rdma_fill)
 $(PROJECT)/out/%: $(PROJECT)/e2e/%.c
 	@mkdir -p $(PROJECT)/out
 	cc -O2 -Wall -Werror -o $@ $< -lrdmacm -libverbs

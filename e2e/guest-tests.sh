@@ -4,6 +4,7 @@
 # insmod on a kernel with soft-iWARP, real rdma_cm consumers unchanged.
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/limit.sh"
 
 kmemleak_start
 topology
@@ -23,7 +24,7 @@ stop "$iperf_pid"
 
 say "== insmod"
 expect "insmod rdma_tcp_port.ko" 0 load_module
-for p in idr reserve; do
+for p in idr reserve user_share; do
 	modinfo -F parm "$KO" | grep -q "^$p:" && ok "modinfo shows the $p parameter" ||
 		bad "modinfo shows the $p parameter"
 done
@@ -221,6 +222,9 @@ say "TCP sockets allocated: before $before, two ids held $during, after $after"
 	ok "namespace gone with its ids: no socket left" ||
 	bad "namespace teardown: before $before, held $during, after $after"
 rdma link show | grep -q siw_g && bad "siw_g outlived its netdev" || ok "siw_g went with its netdev"
+
+say "== limits: what an unprivileged user can take"
+run_limit_tests
 
 say "== nothing left behind"
 before=$(tcp_alloc)

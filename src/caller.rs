@@ -62,3 +62,10 @@ impl Caller {
         UserCap::new(self.nofile, range as u16, (range >> 16) as u16, share)
     }
 }
+
+/// `printk_ratelimit()`: whether a message about a refused caller may be
+/// logged now (a user at its cap retries in a loop).
+pub(crate) fn ratelimit() -> bool {
+    // SAFETY: any NUL-terminated string names the caller; it is only printed.
+    unsafe { bindings::__printk_ratelimit(c"rdma_tcp_port".as_ptr().cast()) != 0 }
+}

@@ -12,7 +12,7 @@ use kernel::prelude::*;
 use kernel::sync::Mutex;
 
 use crate::active::ActivePorts;
-use crate::caller::Caller;
+use crate::caller::{self, Caller};
 use crate::errno;
 use crate::limit::{NetKey, Tally};
 use crate::param;
@@ -129,7 +129,18 @@ impl Charge {
         // SAFETY: `net` is the namespace of the id being bound, which holds
         // a reference on it.
         let cap = unsafe { caller.cap_in(net, param::user_share()) };
-        tally.lock().charge(caller.uid, net as NetKey, cap)?;
+        let charged = tally.lock().charge(caller.uid, net as NetKey, cap);
+        if let (Err(e), Some(cap)) = (&charged, cap) {
+            if *e == EMFILE && caller::ratelimit() {
+                pr_info!(
+                    "uid {} refused a port (EMFILE): at its cap of {} in this namespace (user_share) or {} in all (RLIMIT_NOFILE)\n",
+                    caller.uid,
+                    cap.per_ns,
+                    cap.total
+                );
+            }
+        }
+        charged?;
         Ok(Self {
             tally,
             uid: caller.uid,

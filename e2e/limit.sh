@@ -1,0 +1,175 @@
+# SPDX-License-Identifier: GPL-2.0
+# The per-user cap and the memory cgroup, as an unprivileged user meets
+# them (sourced by guest-tests.sh after lib.sh; the module is loaded).
+# run_limit_tests prints one summary line of its own numbers.
+
+FILL=$TOOLS/rdma_fill
+SHARE=/sys/module/rdma_tcp_port/parameters/user_share
+USER_A=65534	# nobody
+USER_B=65533
+
+# as UID CMD...: run CMD as UID, without capabilities.
+as() {
+	local uid=$1
+	shift
+	setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all "$@"
+}
+# TCP slab objects in use (the reservations' struct tcp_sock).
+tcp_slab() { awk '$1 == "TCP" { print $2 }' /proc/slabinfo; }
+# fill_bg OUT CMD...: start a filler (CMD ends with rdma_fill), wait until
+# it holds; $! is its pid.
+fill_bg() {
+	local out=$1
+	shift
+	"$@" >"$out" 2>&1 &
+	WAIT=300 wait_for grep -q holding "$out"
+}
+# A memory cgroup for user A: cgroup v2 if the memory controller is there,
+# else the v1 hierarchy that virtme-ng's init mounts.
+cg_setup() {
+	if [ -d /sys/fs/cgroup/memory ]; then
+		CG=/sys/fs/cgroup/memory/rdma-user-a CG_MAX=memory.limit_in_bytes
+		CG_CUR=memory.usage_in_bytes
+	else
+		mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
+		echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+		CG=/sys/fs/cgroup/rdma-user-a CG_MAX=memory.max CG_CUR=memory.current
+	fi
+	mkdir -p $CG
+}
+# How often the cgroup hit its limit.
+cg_hits() {
+	if [ -f $CG/memory.events ]; then
+		awk '$1 == "max" { print $2 }' $CG/memory.events
+	else
+		cat $CG/memory.failcnt
+	fi
+}
+# cg_cost CGROUP RESERVE: memory.current of CGROUP while user A holds 1000
+# ids bound under reserve=RESERVE, less what it was before.
+cg_cost() {
+	local cg=$1 before now p
+	echo "$2" >/sys/module/rdma_tcp_port/parameters/reserve
+	before=$(cat $cg/$CG_CUR)
+	fill_bg $OUT/cgc sh -c "echo \$\$ >$cg/cgroup.procs; exec setpriv --reuid=$USER_A --regid=$USER_A --clear-groups $FILL -n 1000 0.0.0.0"
+	p=$!
+	now=$(cat $cg/$CG_CUR)
+	stop $p
+	echo all >/sys/module/rdma_tcp_port/parameters/reserve
+	echo $((now - before))
+}
+bound() { awk '/^bound/ { print $2 }' "$1"; }
+why() { awk '/^bound/ { print $3 }' "$1"; }
+
+run_limit_tests() {
+	local mode base_tcp base_slab a1 a2 a3 held total nofile_a share_ns
+	local b_connect b_bind b_iperf root_bind after_tcp after_slab cg
+	local cg_n cg_why cg_with cg_without cg_bytes own_n before
+
+	mode=$(stat -c %a /dev/infiniband/rdma_cm)
+	say "/dev/infiniband/rdma_cm mode $mode; user_share $(cat $SHARE)"
+	[ "$mode" = 666 ] && ok "rdma_cm is open to every user (0666, as ucma makes it)" ||
+		bad "rdma_cm mode $mode"
+	[ "$(cat $SHARE)" = 5 ] && ok "user_share defaults to 5 (%)" || bad "user_share: $(cat $SHARE)"
+	echo 101 >$SHARE 2>/dev/null && bad "user_share=101 accepted" || ok "user_share=101 refused"
+
+	say "== user A ($USER_A) binds ids until refused, from three processes"
+	base_tcp=$(tcp_alloc)
+	base_slab=$(tcp_slab)
+	nofile_a=$(as $USER_A sh -c 'ulimit -n')
+	fill_bg $OUT/a1 as $USER_A "$FILL" 0.0.0.0
+	a1=$!
+	fill_bg $OUT/a2 as $USER_A "$FILL" 0.0.0.0
+	a2=$!
+	fill_bg $OUT/a3 as $USER_A sh -c "ulimit -n \$(ulimit -Hn); exec $FILL 0.0.0.0"
+	a3=$!
+	total=$(( $(bound $OUT/a1) + $(bound $OUT/a2) + $(bound $OUT/a3) ))
+	held=$(( $(tcp_alloc) - base_tcp ))
+	say "A (RLIMIT_NOFILE $nofile_a): $(bound $OUT/a1) $(why $OUT/a1), $(bound $OUT/a2) $(why $OUT/a2), then with ulimit -n at its hard limit $(bound $OUT/a3) $(why $OUT/a3): $total ids, $held host TCP sockets"
+	# 5 % of 32768-60999 is 1411; RLIMIT_NOFILE is the stricter bound
+	# for the first two, the share for the third.
+	[ "$(why $OUT/a1)" = EMFILE ] && [ "$(why $OUT/a2)" = EMFILE ] && [ "$(why $OUT/a3)" = EMFILE ] &&
+		[ "$total" -le 1411 ] && [ "$total" -ge 1024 ] && [ "$held" -ge "$total" ] &&
+		ok "user A holds $total ports (cap 1411 = 5 % of 28232), then EMFILE" ||
+		bad "user A: $total ids, $held sockets"
+
+	say "== meanwhile user B and root"
+	in_srv iperf -s -p 5001 >/dev/null 2>&1 &
+	local iperf_pid=$!
+	wait_for tcp_listening 5001
+	python3 -m http.server -b 127.0.0.1 8099 >/dev/null 2>&1 &
+	local http_pid=$!
+	wait_for sh -c "ss -Hltn 'sport = :8099' | grep -q LISTEN"
+	b_connect=$(as $USER_B python3 -c "import socket; socket.create_connection(('127.0.0.1', 8099)); print('ok')" 2>&1 | tail -1)
+	b_bind=$(as $USER_B python3 -c "import socket; s = socket.socket(); s.bind(('0.0.0.0', 0)); print('ok')" 2>&1 | tail -1)
+	b_iperf=$(in_cli setpriv --reuid=$USER_B --regid=$USER_B --clear-groups timeout 60 iperf -c "$SRV_IP" -p 5001 -t 1 2>&1 | grep -c 'bits/sec')
+	root_bind=$("$HOLD" -x 0.0.0.0 0 | head -1)
+	stop $http_pid
+	stop $iperf_pid
+	say "B: connect() $b_connect, bind(0) $b_bind, iperf lines $b_iperf; root's RDMA id: $root_bind"
+	[ "$b_connect" = ok ] && [ "$b_bind" = ok ] && [ "$b_iperf" -ge 1 ] &&
+		ok "user B's TCP connect(), bind(0) and iperf work while A is at its cap" ||
+		bad "user B: connect $b_connect, bind $b_bind, iperf $b_iperf"
+	[ "$root_bind" = "bind ok" ] && ok "root's RDMA id still binds" || bad "root's RDMA id: $root_bind"
+
+	say "== A exits: everything back"
+	stop $a1
+	stop $a2
+	stop $a3
+	wait_for tcp_alloc_at_most "$base_tcp"
+	after_tcp=$(tcp_alloc)
+	sleep 2
+	after_slab=$(tcp_slab)
+	say "TCP sockets: $base_tcp before, $((base_tcp + held)) held, $after_tcp after; TCP slab objects: $base_slab before, $after_slab after"
+	[ "$after_tcp" -le "$base_tcp" ] && [ "$after_slab" -le $((base_slab + 64)) ] &&
+		ok "after A: TCP sockets and TCP slab back to their baseline" ||
+		bad "after A: TCP $after_tcp (was $base_tcp), slab $after_slab (was $base_slab)"
+
+	say "== a namespace with a 100-port range: 5 % is 5 ports"
+	in_cli sysctl -qw net.ipv4.ip_local_port_range="40000 40099"
+	in_cli setpriv --reuid=$USER_A --regid=$USER_A --clear-groups "$FILL" -x 0.0.0.0 >$OUT/ans
+	share_ns=$(bound $OUT/ans)
+	in_cli sysctl -qw net.ipv4.ip_local_port_range="32768 60999"
+	say "user A in cli (range 40000-40099): $(cat $OUT/ans)"
+	[ "$share_ns" = 5 ] && [ "$(why $OUT/ans)" = EMFILE ] &&
+		ok "user A's share of a 100-port namespace: 5 ports, then EMFILE" ||
+		bad "user A in a 100-port namespace: $(cat $OUT/ans)"
+
+	say "== memory cgroup: A's reservations are charged to A's cgroup"
+	cg_setup
+	cg=$CG
+	say "memory cgroup: $cg"
+	echo 0 >$SHARE
+	# What 1000 held ids cost the cgroup, with a host port and without
+	# one (reserve=none): the difference is the reservation's socket.
+	cg_with=$(cg_cost $cg all)
+	cg_without=$(cg_cost $cg none)
+	cg_bytes=$(( (cg_with - cg_without) / 1000 ))
+	# Then a 16 MiB cgroup, no port cap: A binds until its cgroup stops it.
+	echo 16M >$cg/$CG_MAX
+	before=$(tcp_alloc)
+	timeout 600 sh -c "echo \$\$ >$cg/cgroup.procs; exec setpriv --reuid=$USER_A --regid=$USER_A --clear-groups $FILL -p -x 0.0.0.0" >$OUT/cg2 2>&1
+	local st=$?
+	cg_n=$(bound $OUT/cg2)
+	cg_why=$(why $OUT/cg2)
+	[ -n "$cg_n" ] || { cg_n=$(awk '/^progress/ { n = $2 } END { print n + 0 }' $OUT/cg2); cg_why="killed (exit $st)"; }
+	local max=$(cg_hits)
+	echo 5 >$SHARE
+	wait_for tcp_alloc_at_most "$before"
+	rmdir $cg 2>/dev/null
+	say "1000 held ids cost A's cgroup $cg_with B with host ports, $cg_without B without: $cg_bytes B per reservation"
+	say "memory limit 16M, no port cap: A bound about $cg_n ids, then $cg_why (limit hit $max times); TCP sockets back to $(tcp_alloc)"
+	[ "$cg_bytes" -ge 2048 ] && ok "a reservation is charged to its user's memory cgroup ($cg_bytes B)" ||
+		bad "memory cgroup charge per reservation: $cg_bytes B"
+	[ "$cg_n" -ge 100 ] && [ "$cg_n" -lt 8000 ] && [ "${max:-0}" -gt 0 ] &&
+		[ "$(tcp_alloc)" -le "$before" ] &&
+		ok "A's 16 MiB cgroup stopped A at ~$cg_n ids ($cg_why), not the host" ||
+		bad "memory cgroup: $cg_n ids, $cg_why, events max $max"
+
+	say "== A in a user and network namespace of its own: administers it, not capped there"
+	own_n=$(as $USER_A unshare -Urn sh -c "ulimit -n 4096 2>/dev/null; $FILL -x -n 2000 0.0.0.0" | awk '/^bound/ { print $2 }')
+	[ "$own_n" = 2000 ] && ok "A holds 2000 ports in its own namespace (CAP_NET_ADMIN there), none of the host's" ||
+		bad "A in its own namespace: $own_n"
+
+	say "limits: user A held $total ports (cap 1411, RLIMIT_NOFILE $nofile_a) then EMFILE; 5 in a 100-port namespace; B and root unaffected; memcg charge $cg_bytes B/id, 16M cgroup: $cg_n ids then $cg_why"
+}
