@@ -4,7 +4,6 @@
 # insmod on a kernel with soft-iWARP, real rdma_cm consumers unchanged.
 set -u
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/limit.sh"
 
 kmemleak_start
 topology
@@ -222,9 +221,6 @@ say "TCP sockets allocated: before $before, two ids held $during, after $after"
 	ok "namespace gone with its ids: no socket left" ||
 	bad "namespace teardown: before $before, held $during, after $after"
 rdma link show | grep -q siw_g && bad "siw_g outlived its netdev" || ok "siw_g went with its netdev"
-
-say "== limits: what an unprivileged user can take"
-run_limit_tests
 
 say "== nothing left behind"
 before=$(tcp_alloc)
