@@ -7,7 +7,10 @@
 #   make module             src/rdma_tcp_port.ko against that kernel
 #   make kunit KUNIT_ARCH=um|x86_64
 #                           the KUnit suite, built into the patched kernel
-#   make vm-test            the end-to-end tests in a VM with soft-iWARP
+#   make vm-test            the end-to-end tests in a VM with soft-iWARP, then
+#                           the abuse suites (limit, fault, fuzz, stress)
+#   make vm-suite SUITES="fuzz stress"
+#                           some of the abuse suites alone
 #   make demo               the main job: the seed's port collision, before and after, in the VM
 #   make check              everything that tests the project (CI runs this)
 #   make bench              what a reservation costs: bench/results/ (not a test)
@@ -29,7 +32,7 @@ JOBS ?= $(shell nproc)
 KMAKE = $(MAKE) -C $(TREE) LLVM=1 -j$(JOBS)
 
 .PHONY: all setup tree kernel module kunit kunit-all check fmt fmt-check \
-	clippy checkpatch host-test rust-analyzer clean vm-test demo bench
+	clippy checkpatch host-test rust-analyzer clean vm-test vm-suite demo bench
 
 all: kernel module
 
@@ -65,16 +68,29 @@ clippy: module
 # The librdmacm tools the VM scripts use: rdma_hold takes, listens on and
 # holds a port; rdma_conns opens and holds many connections; rdma_fill binds
 # ids until refused.
-TOOLS = $(addprefix $(PROJECT)/out/,rdma_hold rdma_conns rdma_fill)
+TOOLS = $(addprefix $(PROJECT)/out/,rdma_hold rdma_conns rdma_fill rdma_fault rdma_fuzz \
+	rdma_churn)
 $(PROJECT)/out/%: $(PROJECT)/e2e/%.c
 	@mkdir -p $(PROJECT)/out
 	cc -O2 -Wall -Werror -o $@ $< -lrdmacm -libverbs
 
 VM = $(PROJECT)/e2e/vm.sh $(KBUILD_X86) $(PROJECT)/out/rdma_tcp_port.ko $(PROJECT)/out
 
-# The guest's exit status is the suite's; its log stays in $(CACHE).
+# Two VMs, one after the other: the consumers and scenarios
+# (guest-tests.sh), then the abuse suites on a fresh boot (guest-suite.sh:
+# per-user cap and memory cgroup, fail-nth fault injection, the
+# differential fuzzer, everything at once).  A guest's exit status is its
+# suite's; the logs stay in $(CACHE), and $(CACHE)/live/ follows each run
+# as it goes.  make vm-suite SUITES="fuzz" runs some of the suites alone.
+SUITES ?= limit fault fuzz stress
 vm-test: module $(TOOLS)
-	set -o pipefail; $(VM) $(PROJECT)/e2e/guest-tests.sh 2>&1 | tee $(CACHE)/vm-test.log
+	set -o pipefail; VM_LIVE=$(CACHE)/live/vm-test.log \
+		$(VM) $(PROJECT)/e2e/guest-tests.sh 2>&1 | tee $(CACHE)/vm-test.log
+	$(MAKE) vm-suite
+
+vm-suite: module $(TOOLS)
+	set -o pipefail; VM_LIVE=$(CACHE)/live/vm-suites.log VM_ARGS="$(SUITES)" \
+		$(VM) $(PROJECT)/e2e/guest-suite.sh 2>&1 | tee $(CACHE)/vm-suites.log
 
 demo: module $(TOOLS)
 	$(VM) $(PROJECT)/e2e/demo.sh
@@ -144,7 +160,8 @@ check: setup fmt-check host-test checkpatch
 	$(MAKE) clippy
 	$(MAKE) vm-test
 	$(PROJECT)/scripts/summary.sh $(CACHE)/kunit-um/test.log \
-		$(CACHE)/kunit-x86_64/test.log $(CACHE)/vm-test.log
+		$(CACHE)/kunit-x86_64/test.log $(CACHE)/vm-test.log \
+		$(CACHE)/vm-suites.log
 
 clean:
 	rm -rf $(PROJECT)/out $(PROJECT)/target

@@ -13,7 +13,13 @@ fail=0
 # The guest's /tmp is an overlay of the host's: keep our files apart.
 OUT=$(mktemp -d /tmp/rdma-e2e.XXXXXX)
 
-say() { printf '%s\n' "$*"; }
+# VM_LIVE (e2e/vm.sh): a host file that follows the run as it goes, since
+# virtme-ng prints the guest's output only when the guest ends.
+LIVE=${VM_LIVE:-/dev/null}
+say() {
+	printf '%s\n' "$*"
+	printf '%s %s\n' "$(date +%T)" "$*" >>"$LIVE"
+}
 ok() { pass=$((pass + 1)); say "PASS: $*"; }
 bad() { fail=$((fail + 1)); say "FAIL: $*"; }
 # expect NAME WANT CMD...: CMD's exit status must be WANT.
@@ -178,4 +184,24 @@ kmemleak_report() {
 	sleep 6
 	echo scan >$KMEMLEAK
 	cat $KMEMLEAK
+}
+
+# The end of every guest script: nothing leaked, nothing in the kernel log.
+final_checks() {
+	local leaks
+	leaks=$(kmemleak_report)
+	[ -z "$leaks" ] && ok "kmemleak: no unreferenced object" ||
+		{ say "$leaks" | head -80; bad "kmemleak found unreferenced objects"; }
+	if dmesg | grep -Eq 'BUG: |WARNING: (possible|inconsistent|suspicious)|cut here'; then
+		dmesg | grep -E -A20 'BUG: |WARNING: |cut here' | head -60
+		bad "kernel log free of lockdep, KASAN, WARN and BUG reports"
+	else
+		ok "kernel log free of lockdep, KASAN, WARN and BUG reports"
+	fi
+	if dmesg | grep -q 'blocked for more than'; then
+		dmesg | grep -A30 'blocked for more than' | head -60
+		bad "no hung task in the kernel log"
+	else
+		ok "no hung task in the kernel log"
+	fi
 }
