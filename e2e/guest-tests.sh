@@ -21,8 +21,20 @@ case "$out" in
 esac
 stop "$iperf_pid"
 
-say "== insmod"
+say "== insmod, with an id bound before it"
+# Its port stays in the rdma_cm's table only: the registration names it.
+bg_srv "$HOLD" "$SRV_IP" 5002 >$OUT/early.out 2>&1
+early_pid=$!
+wait_for grep -q holding $OUT/early.out
 expect "insmod rdma_tcp_port.ko" 0 load_module
+line=$(dmesg | grep 'RDMA_PS_TCP port 5002 ' | tail -1)
+say "${line#*] }"
+case "$line" in
+*"port 5002 (netns "*") was bound before the port provider, by pid $early_pid (rdma_hold): not held in the host TCP stack")
+	ok "insmod names the port an id bound before it: 5002, pid $early_pid" ;;
+*) bad "insmod: no report of port 5002 bound before the module: '$line'" ;;
+esac
+stop "$early_pid"
 for p in idr reserve user_share; do
 	modinfo -F parm "$KO" | grep -q "^$p:" && ok "modinfo shows the $p parameter" ||
 		bad "modinfo shows the $p parameter"
