@@ -13,8 +13,8 @@ fail=0
 # The guest's /tmp is an overlay of the host's: keep our files apart.
 OUT=$(mktemp -d /tmp/rdma-e2e.XXXXXX)
 
-# VM_LIVE (e2e/vm.sh): a host file that follows the run as it goes, since
-# virtme-ng prints the guest's output only when the guest ends.
+# VM_LIVE (e2e/vm.sh): a host file that follows the run, with the guest's
+# times, and keeps what was said if the run is killed at its timeout.
 LIVE=${VM_LIVE:-/dev/null}
 say() {
 	printf '%s\n' "$*"
