@@ -67,7 +67,8 @@ clippy: module
 
 # The librdmacm tools the VM scripts use: rdma_hold takes, listens on and
 # holds a port; rdma_conns opens and holds many connections; rdma_fill binds
-# ids until refused.
+# ids until refused; rdma_fault, rdma_fuzz and rdma_churn drive the fault,
+# fuzz and stress suites.
 TOOLS = $(addprefix $(PROJECT)/out/,rdma_hold rdma_conns rdma_fill rdma_fault rdma_fuzz \
 	rdma_churn)
 $(PROJECT)/out/%: $(PROJECT)/e2e/%.c
