@@ -13,6 +13,11 @@
  * ends as a TCP socket with SO_REUSEADDR that listens would, so that siw's
  * connections and TIME_WAIT sockets from earlier ids on the port (which
  * allow reuse) do not keep a restarted server out.
+ *
+ * A case that ends early, on a failed assertion, leaves nothing behind for
+ * the next: its endpoints, ids, namespaces and credentials are released by
+ * KUnit deferred actions, and the suite's .init defers putting the provider
+ * back as the module starts it (registered, default parameters).
  */
 
 #include <kunit/test.h>
@@ -40,11 +45,15 @@
 #include "rdma_tcp_port_kunit.h"
 
 enum ep_kind { TCP, RDMA };
-static const char * const kind_name[] = { "TCP", "RDMA" };
+static const char * const kind_name[] = { [TCP] = "TCP", [RDMA] = "RDMA" };
 
 enum ep_addr { ANY4, LO4, ANY6, LO6, MAPPED4 };
 static const char * const addr_name[] = {
-	"0.0.0.0", "127.0.0.1", "[::]", "[::1]", "[::ffff:127.0.0.1]"
+	[ANY4] = "0.0.0.0",
+	[LO4] = "127.0.0.1",
+	[ANY6] = "[::]",
+	[LO6] = "[::1]",
+	[MAPPED4] = "[::ffff:127.0.0.1]",
 };
 
 /* One side of a scenario: the address it binds and how. */
@@ -56,6 +65,11 @@ struct ep_spec {
 	bool reuse_after_bind;	/* SO_REUSEADDR / reuse set once bound */
 };
 
+/*
+ * A TCP socket or an rdma_cm id.  The deferred action that closes an open
+ * one points at it, so endpoints live in KUnit's memory (ep_alloc()), not
+ * on the stack of the test's thread, which a failed assertion ends.
+ */
 struct ep {
 	struct socket *sock;
 	struct rdma_cm_id *id;
@@ -96,7 +110,16 @@ static int make_addr(enum ep_addr a, u16 port, struct sockaddr_storage *ss)
 	}
 }
 
-static void ep_close(struct ep *ep)
+/* @n closed endpoints, freed when the test ends. */
+static struct ep *ep_alloc(struct kunit *test, size_t n)
+{
+	struct ep *eps = kunit_kcalloc(test, n, sizeof(*eps), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, eps);
+	return eps;
+}
+
+static void ep_release(struct ep *ep)
 {
 	if (ep->id)
 		rdma_destroy_id(ep->id);
@@ -106,8 +129,14 @@ static void ep_close(struct ep *ep)
 	ep->sock = NULL;
 }
 
-/* Bind (and listen) as @kind would; returns 0 or the errno it met. */
-static int ep_open(struct net *net, enum ep_kind kind,
+KUNIT_DEFINE_ACTION_WRAPPER(ep_release_action, ep_release, struct ep *);
+
+/*
+ * Bind (and listen) as @kind would; returns 0 or the errno it met.  An
+ * endpoint that fails is closed already; one that opens is closed by
+ * ep_close(), or when the test ends, whichever comes first.
+ */
+static int ep_open(struct kunit *test, struct net *net, enum ep_kind kind,
 		   const struct ep_spec *s, u16 port, struct ep *ep)
 {
 	struct sockaddr_storage ss;
@@ -147,10 +176,130 @@ static int ep_open(struct net *net, enum ep_kind kind,
 		if (!ret && s->listen)
 			ret = rdma_listen(ep->id, 8);
 	}
-	if (ret)
-		ep_close(ep);
-	return ret;
+	if (ret) {
+		ep_release(ep);
+		return ret;
+	}
+	/* If the action cannot be deferred, @ep is closed and this fails. */
+	return kunit_add_action_or_reset(test, ep_release_action, ep);
 }
+
+/* Close @ep now; nothing if it is not open. */
+static void ep_close(struct kunit *test, struct ep *ep)
+{
+	kunit_release_action(test, ep_release_action, ep);
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(put_net_action, put_net, struct net *);
+
+/*
+ * A new network namespace, put by net_put() or when the test ends.  Kernel
+ * sockets hold no reference to their namespace: create it before the
+ * endpoints in it, so that the test's end closes them first.
+ */
+static struct net *net_new(struct kunit *test)
+{
+	struct net *net = copy_net_ns(CLONE_NEWNET, &init_user_ns, &init_net);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, net);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, put_net_action, net), 0);
+	return net;
+}
+
+static void net_put(struct kunit *test, struct net *net)
+{
+	kunit_release_action(test, put_net_action, net);
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(destroy_id_action, rdma_destroy_id,
+			    struct rdma_cm_id *);
+
+/* An rdma_cm id, destroyed by id_destroy() or when the test ends. */
+static struct rdma_cm_id *id_create(struct kunit *test, struct net *net,
+				    enum rdma_ucm_port_space ps,
+				    enum ib_qp_type qpt)
+{
+	struct rdma_cm_id *id = rdma_create_id(net, cm_handler, NULL, ps, qpt);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, id);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, destroy_id_action, id), 0);
+	return id;
+}
+
+static void id_destroy(struct kunit *test, struct rdma_cm_id *id)
+{
+	kunit_release_action(test, destroy_id_action, id);
+}
+
+/*
+ * Credentials that the test's thread takes on for a while.  Deferred
+ * actions run in a kthread of their own once the test's has ended, where
+ * revert_creds() would change the wrong task: so creds_revert() runs in
+ * the test, and creds_put() only drops references.  A thread that ended
+ * with its credentials overridden drops the override's reference when its
+ * task is freed (exit_creds()), but not the one to its own credentials
+ * that override_creds() handed over in @saved: creds_put() drops that.
+ */
+struct test_creds {
+	struct cred *cred;		/* from prepare_creds() */
+	const struct cred *saved;	/* the thread's own, while overridden */
+	unsigned long nofile;		/* the thread's RLIMIT_NOFILE before */
+};
+
+static void creds_put(struct test_creds *c)
+{
+	if (c->saved)
+		put_cred(c->saved);
+	put_cred(c->cred);
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(creds_put_action, creds_put, struct test_creds *);
+
+/* A copy of the test's credentials, to change and then take on. */
+static struct test_creds *creds_prepare(struct kunit *test)
+{
+	struct test_creds *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	c->cred = prepare_creds();
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->cred);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, creds_put_action, c), 0);
+	return c;
+}
+
+static void creds_override(struct test_creds *c)
+{
+	c->saved = override_creds(c->cred);
+}
+
+/* Back to the test's own credentials, dropping @c's. */
+static void creds_revert(struct kunit *test, struct test_creds *c)
+{
+	revert_creds(c->saved);
+	c->saved = NULL;
+	kunit_release_action(test, creds_put_action, c);
+}
+
+/*
+ * What a case may change of the provider, put back when it ends, passed or
+ * not: registered (-EBUSY: it still is), idr on, reserve "all" and
+ * user_share 5, the module's defaults (src/param.rs).  It runs after the
+ * case's own deferred actions, once its endpoints are closed.
+ */
+static void provider_defaults(struct kunit *test)
+{
+	int ret = rdma_cm_register_port_ops(rdma_tcp_port_kunit_ops());
+
+	KUNIT_EXPECT_TRUE_MSG(test, !ret || ret == -EBUSY,
+			      "registering the provider again: %pe",
+			      ERR_PTR(ret));
+	rdma_tcp_port_kunit_set_idr(true);
+	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_set_reserve("all"), 0);
+	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_set_user_share("5"), 0);
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(provider_defaults_action, provider_defaults,
+			    struct kunit *);
 
 struct scenario {
 	const char *name;
@@ -161,70 +310,121 @@ struct scenario {
 #define PORT 20001
 
 static const struct scenario scenarios[] = {
-	{ "same wildcard, no reuse",
-	  { ANY4, false, -1, false }, { ANY4, false, -1, false }, -EADDRINUSE },
-	{ "same wildcard, reuse on both",
-	  { ANY4, true, -1, false }, { ANY4, true, -1, false }, 0 },
-	{ "same wildcard, reuse on first only",
-	  { ANY4, true, -1, false }, { ANY4, false, -1, false }, -EADDRINUSE },
-	{ "same wildcard, reuse on second only",
-	  { ANY4, false, -1, false }, { ANY4, true, -1, false }, -EADDRINUSE },
-	{ "first listening, reuse on both",
-	  { ANY4, true, -1, true }, { ANY4, true, -1, false }, -EADDRINUSE },
-	{ "second listening, reuse on both",
-	  { ANY4, true, -1, false }, { ANY4, true, -1, true }, 0 },
-	{ "both listening, reuse on both",
-	  { ANY4, true, -1, true }, { ANY4, true, -1, true }, -EADDRINUSE },
-	{ "listening, no reuse",
-	  { ANY4, false, -1, true }, { ANY4, false, -1, false }, -EADDRINUSE },
-	{ "wildcard then specific",
-	  { ANY4, false, -1, false }, { LO4, false, -1, false }, -EADDRINUSE },
-	{ "specific then wildcard",
-	  { LO4, false, -1, false }, { ANY4, false, -1, false }, -EADDRINUSE },
-	{ "specific listening then wildcard, reuse",
-	  { LO4, true, -1, true }, { ANY4, true, -1, false }, -EADDRINUSE },
-	{ "IPv6 wildcard",
-	  { ANY6, false, -1, false }, { ANY6, false, -1, false }, -EADDRINUSE },
-	{ "IPv6 wildcard then ::1",
-	  { ANY6, false, -1, false }, { LO6, false, -1, false }, -EADDRINUSE },
-	{ "IPv6 dual-stack then IPv4",
-	  { ANY6, false, 0, false }, { ANY4, false, -1, false }, -EADDRINUSE },
-	{ "IPv6 v6only then IPv4",
-	  { ANY6, false, 1, false }, { ANY4, false, -1, false }, 0 },
-	{ "IPv4 then IPv6 dual-stack",
-	  { ANY4, false, -1, false }, { ANY6, false, 0, false }, -EADDRINUSE },
-	{ "IPv4 then IPv6 v6only",
-	  { ANY4, false, -1, false }, { ANY6, false, 1, false }, 0 },
-	{ "v4-mapped then IPv4 wildcard",
-	  { MAPPED4, false, -1, false }, { ANY4, false, -1, false }, -EADDRINUSE },
-	{ "IPv4 wildcard then v4-mapped",
-	  { ANY4, false, -1, false }, { MAPPED4, false, -1, false }, -EADDRINUSE },
-	{ "v6only wildcard then v4-mapped",
-	  { ANY6, false, 1, false }, { MAPPED4, false, -1, false }, 0 },
-	{ "reuse set after bind, then reuse",
-	  { .addr = ANY4, .v6only = -1, .reuse_after_bind = true },
-	  { .addr = ANY4, .reuse = true, .v6only = -1 }, 0 },
-	{ "reuse set after bind, then reuse listening",
-	  { .addr = ANY4, .v6only = -1, .reuse_after_bind = true },
-	  { .addr = ANY4, .reuse = true, .v6only = -1, .listen = true }, 0 },
-	{ "reuse set after bind, then no reuse",
-	  { .addr = ANY4, .v6only = -1, .reuse_after_bind = true },
-	  { .addr = ANY4, .v6only = -1 }, -EADDRINUSE },
+	{ .name = "same wildcard, no reuse",
+	  .a = { .addr = ANY4, .v6only = -1 },
+	  .b = { .addr = ANY4, .v6only = -1 },
+	  .expect = -EADDRINUSE },
+	{ .name = "same wildcard, reuse on both",
+	  .a = { .addr = ANY4, .reuse = true, .v6only = -1 },
+	  .b = { .addr = ANY4, .reuse = true, .v6only = -1 },
+	  .expect = 0 },
+	{ .name = "same wildcard, reuse on first only",
+	  .a = { .addr = ANY4, .reuse = true, .v6only = -1 },
+	  .b = { .addr = ANY4, .v6only = -1 },
+	  .expect = -EADDRINUSE },
+	{ .name = "same wildcard, reuse on second only",
+	  .a = { .addr = ANY4, .v6only = -1 },
+	  .b = { .addr = ANY4, .reuse = true, .v6only = -1 },
+	  .expect = -EADDRINUSE },
+	{ .name = "first listening, reuse on both",
+	  .a = { .addr = ANY4, .reuse = true, .v6only = -1, .listen = true },
+	  .b = { .addr = ANY4, .reuse = true, .v6only = -1 },
+	  .expect = -EADDRINUSE },
+	{ .name = "second listening, reuse on both",
+	  .a = { .addr = ANY4, .reuse = true, .v6only = -1 },
+	  .b = { .addr = ANY4, .reuse = true, .v6only = -1, .listen = true },
+	  .expect = 0 },
+	{ .name = "both listening, reuse on both",
+	  .a = { .addr = ANY4, .reuse = true, .v6only = -1, .listen = true },
+	  .b = { .addr = ANY4, .reuse = true, .v6only = -1, .listen = true },
+	  .expect = -EADDRINUSE },
+	{ .name = "listening, no reuse",
+	  .a = { .addr = ANY4, .v6only = -1, .listen = true },
+	  .b = { .addr = ANY4, .v6only = -1 },
+	  .expect = -EADDRINUSE },
+	{ .name = "wildcard then specific",
+	  .a = { .addr = ANY4, .v6only = -1 },
+	  .b = { .addr = LO4, .v6only = -1 },
+	  .expect = -EADDRINUSE },
+	{ .name = "specific then wildcard",
+	  .a = { .addr = LO4, .v6only = -1 },
+	  .b = { .addr = ANY4, .v6only = -1 },
+	  .expect = -EADDRINUSE },
+	{ .name = "specific listening then wildcard, reuse",
+	  .a = { .addr = LO4, .reuse = true, .v6only = -1, .listen = true },
+	  .b = { .addr = ANY4, .reuse = true, .v6only = -1 },
+	  .expect = -EADDRINUSE },
+	{ .name = "IPv6 wildcard",
+	  .a = { .addr = ANY6, .v6only = -1 },
+	  .b = { .addr = ANY6, .v6only = -1 },
+	  .expect = -EADDRINUSE },
+	{ .name = "IPv6 wildcard then ::1",
+	  .a = { .addr = ANY6, .v6only = -1 },
+	  .b = { .addr = LO6, .v6only = -1 },
+	  .expect = -EADDRINUSE },
+	{ .name = "IPv6 dual-stack then IPv4",
+	  .a = { .addr = ANY6, .v6only = 0 },
+	  .b = { .addr = ANY4, .v6only = -1 },
+	  .expect = -EADDRINUSE },
+	{ .name = "IPv6 v6only then IPv4",
+	  .a = { .addr = ANY6, .v6only = 1 },
+	  .b = { .addr = ANY4, .v6only = -1 },
+	  .expect = 0 },
+	{ .name = "IPv4 then IPv6 dual-stack",
+	  .a = { .addr = ANY4, .v6only = -1 },
+	  .b = { .addr = ANY6, .v6only = 0 },
+	  .expect = -EADDRINUSE },
+	{ .name = "IPv4 then IPv6 v6only",
+	  .a = { .addr = ANY4, .v6only = -1 },
+	  .b = { .addr = ANY6, .v6only = 1 },
+	  .expect = 0 },
+	{ .name = "v4-mapped then IPv4 wildcard",
+	  .a = { .addr = MAPPED4, .v6only = -1 },
+	  .b = { .addr = ANY4, .v6only = -1 },
+	  .expect = -EADDRINUSE },
+	{ .name = "IPv4 wildcard then v4-mapped",
+	  .a = { .addr = ANY4, .v6only = -1 },
+	  .b = { .addr = MAPPED4, .v6only = -1 },
+	  .expect = -EADDRINUSE },
+	{ .name = "v6only wildcard then v4-mapped",
+	  .a = { .addr = ANY6, .v6only = 1 },
+	  .b = { .addr = MAPPED4, .v6only = -1 },
+	  .expect = 0 },
+	{ .name = "reuse set after bind, then reuse",
+	  .a = { .addr = ANY4, .v6only = -1, .reuse_after_bind = true },
+	  .b = { .addr = ANY4, .reuse = true, .v6only = -1 },
+	  .expect = 0 },
+	{ .name = "reuse set after bind, then reuse listening",
+	  .a = { .addr = ANY4, .v6only = -1, .reuse_after_bind = true },
+	  .b = { .addr = ANY4, .reuse = true, .v6only = -1, .listen = true },
+	  .expect = 0 },
+	{ .name = "reuse set after bind, then no reuse",
+	  .a = { .addr = ANY4, .v6only = -1, .reuse_after_bind = true },
+	  .b = { .addr = ANY4, .v6only = -1 },
+	  .expect = -EADDRINUSE },
 };
+
+static void scenario_desc(const struct scenario *s, char *desc)
+{
+	strscpy(desc, s->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+/* Defines scenario_gen_params(): one run of oracle_scenario per scenario. */
+KUNIT_ARRAY_PARAM(scenario, scenarios, scenario_desc);
 
 static int run_pair(struct kunit *test, struct net *net, enum ep_kind ka,
 		    const struct ep_spec *a, enum ep_kind kb,
 		    const struct ep_spec *b)
 {
-	struct ep first, second;
+	struct ep *first = ep_alloc(test, 1), *second = ep_alloc(test, 1);
 	int ret;
 
-	ret = ep_open(net, ka, a, PORT, &first);
+	ret = ep_open(test, net, ka, a, PORT, first);
 	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "first %s bind of %s failed",
 			    kind_name[ka], addr_name[a->addr]);
-	ret = ep_open(net, kb, b, PORT, &second);
-	ep_close(&second);
-	ep_close(&first);
+	ret = ep_open(test, net, kb, b, PORT, second);
+	ep_close(test, second);
+	ep_close(test, first);
 	return ret;
 }
 
@@ -238,81 +438,77 @@ static const char *outcome(int err, char *buf, size_t len)
 	return buf;
 }
 
-/* The scenario table: TCP+TCP against RDMA+TCP and TCP+RDMA. */
-static void oracle_scenarios(struct kunit *test)
+/* One scenario of the table: TCP+TCP against RDMA+TCP and TCP+RDMA. */
+static void oracle_scenario(struct kunit *test)
 {
+	const struct scenario *s = test->param_value;
+	int tcp, rdma_first = INT_MIN, tcp_first = INT_MIN;
 	char b1[24], b2[24], b3[24];
-	int i;
 
-	for (i = 0; i < ARRAY_SIZE(scenarios); i++) {
-		const struct scenario *s = &scenarios[i];
-		int tcp, rdma_first = INT_MIN, tcp_first = INT_MIN;
-
-		tcp = run_pair(test, &init_net, TCP, &s->a, TCP, &s->b);
-		KUNIT_EXPECT_EQ_MSG(test, tcp, s->expect, "%s: TCP+TCP", s->name);
-		if (is_wildcard(s->a.addr)) {
-			rdma_first = run_pair(test, &init_net, RDMA, &s->a,
-					      TCP, &s->b);
-			KUNIT_EXPECT_EQ_MSG(test, rdma_first, tcp,
-					    "%s: RDMA then TCP", s->name);
-		}
-		if (is_wildcard(s->b.addr)) {
-			struct ep_spec held = { s->b.addr, true, s->b.v6only,
-						true };
-			int want = s->b.reuse ? tcp :
-				run_pair(test, &init_net, TCP, &s->a, TCP, &held);
-
-			tcp_first = run_pair(test, &init_net, TCP, &s->a,
-					     RDMA, &s->b);
-			KUNIT_EXPECT_EQ_MSG(test, tcp_first, want,
-					    "%s: TCP then RDMA", s->name);
-		}
-		kunit_info(test, "scenario | %-40s | TCP+TCP %-12s | RDMA+TCP %-12s | TCP+RDMA %-12s\n",
-			   s->name, outcome(tcp, b1, sizeof(b1)),
-			   outcome(rdma_first, b2, sizeof(b2)),
-			   outcome(tcp_first, b3, sizeof(b3)));
+	tcp = run_pair(test, &init_net, TCP, &s->a, TCP, &s->b);
+	KUNIT_EXPECT_EQ_MSG(test, tcp, s->expect, "%s: TCP+TCP", s->name);
+	if (is_wildcard(s->a.addr)) {
+		rdma_first = run_pair(test, &init_net, RDMA, &s->a, TCP, &s->b);
+		KUNIT_EXPECT_EQ_MSG(test, rdma_first, tcp,
+				    "%s: RDMA then TCP", s->name);
 	}
+	if (is_wildcard(s->b.addr)) {
+		const struct ep_spec held = {
+			.addr = s->b.addr,
+			.reuse = true,
+			.v6only = s->b.v6only,
+			.listen = true,
+		};
+		int want = s->b.reuse ? tcp :
+			run_pair(test, &init_net, TCP, &s->a, TCP, &held);
+
+		tcp_first = run_pair(test, &init_net, TCP, &s->a, RDMA, &s->b);
+		KUNIT_EXPECT_EQ_MSG(test, tcp_first, want,
+				    "%s: TCP then RDMA", s->name);
+	}
+	kunit_info(test, "scenario | %-40s | TCP+TCP %-12s | RDMA+TCP %-12s | TCP+RDMA %-12s\n",
+		   s->name, outcome(tcp, b1, sizeof(b1)),
+		   outcome(rdma_first, b2, sizeof(b2)),
+		   outcome(tcp_first, b3, sizeof(b3)));
 }
 
 /* Each side alone, in its own namespace, on the same port. */
 static void two_namespaces_same_port(struct kunit *test)
 {
-	static const struct ep_spec any4 = { ANY4, false, -1, true };
-	struct net *net = copy_net_ns(CLONE_NEWNET, &init_user_ns, &init_net);
-	struct ep tcp, rdma;
+	static const struct ep_spec any4 = {
+		.addr = ANY4, .v6only = -1, .listen = true
+	};
+	struct net *net = net_new(test);
+	struct ep *tcp = ep_alloc(test, 1), *rdma = ep_alloc(test, 1);
 
-	KUNIT_ASSERT_FALSE(test, IS_ERR(net));
-	KUNIT_EXPECT_EQ(test, ep_open(&init_net, TCP, &any4, PORT, &tcp), 0);
-	KUNIT_EXPECT_EQ(test, ep_open(net, RDMA, &any4, PORT, &rdma), 0);
-	ep_close(&rdma);
-	KUNIT_EXPECT_EQ(test, ep_open(net, TCP, &any4, PORT, &rdma), 0);
-	ep_close(&rdma);
-	ep_close(&tcp);
-	put_net(net);
+	KUNIT_EXPECT_EQ(test, ep_open(test, &init_net, TCP, &any4, PORT, tcp), 0);
+	KUNIT_EXPECT_EQ(test, ep_open(test, net, RDMA, &any4, PORT, rdma), 0);
+	ep_close(test, rdma);
+	KUNIT_EXPECT_EQ(test, ep_open(test, net, TCP, &any4, PORT, rdma), 0);
+	ep_close(test, rdma);
+	ep_close(test, tcp);
+	net_put(test, net);
 }
 
 /* A port below ip_unprivileged_port_start, without CAP_NET_BIND_SERVICE. */
 static void privileged_port_without_cap(struct kunit *test)
 {
-	static const struct ep_spec any4 = { ANY4, false, -1, false };
-	const struct cred *old;
-	struct cred *cred;
-	struct ep ep;
+	static const struct ep_spec any4 = { .addr = ANY4, .v6only = -1 };
+	struct ep *ep = ep_alloc(test, 1);
+	struct test_creds *creds;
 	int tcp, rdma;
 
-	KUNIT_EXPECT_EQ(test, ep_open(&init_net, RDMA, &any4, 999, &ep), 0);
-	ep_close(&ep);
+	KUNIT_EXPECT_EQ(test, ep_open(test, &init_net, RDMA, &any4, 999, ep), 0);
+	ep_close(test, ep);
 
-	cred = prepare_creds();
-	KUNIT_ASSERT_NOT_NULL(test, cred);
-	cap_lower(cred->cap_effective, CAP_NET_BIND_SERVICE);
-	old = override_creds(cred);
-	tcp = ep_open(&init_net, TCP, &any4, 999, &ep);
-	ep_close(&ep);
-	rdma = ep_open(&init_net, RDMA, &any4, 999, &ep);
-	ep_close(&ep);
-	revert_creds(old);
-	put_cred(cred);
+	creds = creds_prepare(test);
+	cap_lower(creds->cred->cap_effective, CAP_NET_BIND_SERVICE);
+	creds_override(creds);
+	tcp = ep_open(test, &init_net, TCP, &any4, 999, ep);
+	ep_close(test, ep);
+	rdma = ep_open(test, &init_net, RDMA, &any4, 999, ep);
+	ep_close(test, ep);
+	creds_revert(test, creds);
 
 	KUNIT_EXPECT_EQ(test, tcp, -EACCES);
 	KUNIT_EXPECT_EQ(test, rdma, tcp);
@@ -325,9 +521,8 @@ static u16 id_port(struct rdma_cm_id *id)
 
 static struct net *small_range_net(struct kunit *test, u16 low, u16 high)
 {
-	struct net *net = copy_net_ns(CLONE_NEWNET, &init_user_ns, &init_net);
+	struct net *net = net_new(test);
 
-	KUNIT_ASSERT_FALSE(test, IS_ERR(net));
 	WRITE_ONCE(net->ipv4.ip_local_ports.range, (u32)high << 16 | low);
 	return net;
 }
@@ -339,102 +534,159 @@ static struct net *small_range_net(struct kunit *test, u16 low, u16 high)
  */
 static void ephemeral_range_and_reserved(struct kunit *test)
 {
-	static const struct ep_spec any4 = { ANY4, false, -1, false };
+	static const struct ep_spec any4 = { .addr = ANY4, .v6only = -1 };
+	const int neps = 6;	/* the 5 free ports of the range, and 1 more */
 	struct net *net = small_range_net(test, 40000, 40009);
-	struct ep eps[6], tcp;
+	struct ep *eps = ep_alloc(test, neps), *tcp = ep_alloc(test, 1);
 	int i, ret;
 
 	for (i = 40000; i < 40005; i++)
 		set_bit(i, net->ipv4.sysctl_local_reserved_ports);
 
-	for (i = 0; i < ARRAY_SIZE(eps) - 1; i++) {
-		KUNIT_ASSERT_EQ(test, ep_open(net, RDMA, &any4, 0, &eps[i]), 0);
+	for (i = 0; i < neps - 1; i++) {
+		KUNIT_ASSERT_EQ(test, ep_open(test, net, RDMA, &any4, 0, &eps[i]), 0);
 		KUNIT_EXPECT_GE(test, id_port(eps[i].id), 40005);
 		KUNIT_EXPECT_LE(test, id_port(eps[i].id), 40009);
 	}
 	/* The range is full: the next RDMA id and a TCP socket both fail. */
-	ret = ep_open(net, RDMA, &any4, 0, &eps[5]);
+	ret = ep_open(test, net, RDMA, &any4, 0, &eps[neps - 1]);
 	KUNIT_EXPECT_EQ(test, ret, -EADDRINUSE);
-	KUNIT_EXPECT_EQ(test, ep_open(net, TCP, &any4, 0, &tcp), ret);
+	KUNIT_EXPECT_EQ(test, ep_open(test, net, TCP, &any4, 0, tcp), ret);
+	ep_close(test, tcp);
 	/* And the RDMA ids hold real host ports. */
-	KUNIT_EXPECT_EQ(test, ep_open(net, TCP, &any4, id_port(eps[0].id), &tcp),
+	KUNIT_EXPECT_EQ(test, ep_open(test, net, TCP, &any4, id_port(eps[0].id), tcp),
 			-EADDRINUSE);
+	ep_close(test, tcp);
 
-	for (i = 0; i < ARRAY_SIZE(eps); i++)
-		ep_close(&eps[i]);
-	put_net(net);
+	for (i = 0; i < neps; i++)
+		ep_close(test, &eps[i]);
+	net_put(test, net);
+}
+
+/*
+ * Port 0 among client sockets: the module tries ports with explicit binds,
+ * remembering the ones it found taken, so every port that TCP's bind(0)
+ * left free still goes to an id, none that a socket holds does, and a port
+ * that a socket lets go of is found again once the others are taken.
+ */
+static void ephemeral_around_client_sockets(struct kunit *test)
+{
+	static const struct ep_spec any4 = { .addr = ANY4, .v6only = -1 };
+	const int ntcp = 10, nrdma = 11;
+	struct net *net = small_range_net(test, 40000, 40019);
+	struct ep *tcp, *rdma, *extra;
+	int i, j, ret;
+
+	tcp = ep_alloc(test, ntcp);
+	rdma = ep_alloc(test, nrdma);
+	extra = ep_alloc(test, 1);
+	/* TCP's bind(0) takes the odd offsets first: half the range. */
+	for (i = 0; i < ntcp; i++)
+		KUNIT_ASSERT_EQ(test, ep_open(test, net, TCP, &any4, 0, &tcp[i]), 0);
+	for (i = 0; i < nrdma - 1; i++) {
+		KUNIT_ASSERT_EQ(test, ep_open(test, net, RDMA, &any4, 0, &rdma[i]), 0);
+		for (j = 0; j < ntcp; j++)
+			KUNIT_EXPECT_NE(test, id_port(rdma[i].id),
+					inet_sk(tcp[j].sock->sk)->inet_num);
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_NE(test, id_port(rdma[i].id),
+					id_port(rdma[j].id));
+	}
+	/* Full: refused as TCP's own bind(0) is. */
+	ret = ep_open(test, net, RDMA, &any4, 0, &rdma[10]);
+	KUNIT_EXPECT_EQ(test, ret, -EADDRINUSE);
+	KUNIT_EXPECT_EQ(test, ep_open(test, net, TCP, &any4, 0, extra), ret);
+	ep_close(test, extra);
+	/* A client lets its port go: the next id gets that very port. */
+	j = inet_sk(tcp[3].sock->sk)->inet_num;
+	ep_close(test, &tcp[3]);
+	KUNIT_ASSERT_EQ(test, ep_open(test, net, RDMA, &any4, 0, &rdma[10]), 0);
+	KUNIT_EXPECT_EQ(test, id_port(rdma[10].id), j);
+	/* Which the host holds for it. */
+	KUNIT_EXPECT_EQ(test, ep_open(test, net, TCP, &any4, j, extra), -EADDRINUSE);
+	ep_close(test, extra);
+
+	for (i = 0; i < nrdma; i++)
+		ep_close(test, &rdma[i]);
+	for (i = 0; i < ntcp; i++)
+		ep_close(test, &tcp[i]);
+	net_put(test, net);
 }
 
 /* A reserved port can still be bound explicitly, by TCP and RDMA alike. */
 static void reserved_port_explicit(struct kunit *test)
 {
-	static const struct ep_spec any4 = { ANY4, false, -1, false };
+	static const struct ep_spec any4 = { .addr = ANY4, .v6only = -1 };
 	struct net *net = small_range_net(test, 40000, 40009);
-	struct ep ep;
+	struct ep *ep = ep_alloc(test, 1);
 	int tcp, rdma;
 
 	set_bit(40001, net->ipv4.sysctl_local_reserved_ports);
-	tcp = ep_open(net, TCP, &any4, 40001, &ep);
-	ep_close(&ep);
-	rdma = ep_open(net, RDMA, &any4, 40001, &ep);
-	ep_close(&ep);
+	tcp = ep_open(test, net, TCP, &any4, 40001, ep);
+	ep_close(test, ep);
+	rdma = ep_open(test, net, RDMA, &any4, 40001, ep);
+	ep_close(test, ep);
 	KUNIT_EXPECT_EQ(test, tcp, 0);
 	KUNIT_EXPECT_EQ(test, rdma, tcp);
-	put_net(net);
+	net_put(test, net);
 }
 
 /* rdma_destroy_id() gives the port back to the host at once. */
 static void port_free_after_destroy(struct kunit *test)
 {
-	static const struct ep_spec any4 = { ANY4, false, -1, true };
-	struct ep rdma, tcp;
+	static const struct ep_spec any4 = {
+		.addr = ANY4, .v6only = -1, .listen = true
+	};
+	struct ep *rdma = ep_alloc(test, 1), *tcp = ep_alloc(test, 1);
 
-	KUNIT_ASSERT_EQ(test, ep_open(&init_net, RDMA, &any4, PORT, &rdma), 0);
-	KUNIT_EXPECT_EQ(test, ep_open(&init_net, TCP, &any4, PORT, &tcp),
+	KUNIT_ASSERT_EQ(test, ep_open(test, &init_net, RDMA, &any4, PORT, rdma), 0);
+	KUNIT_EXPECT_EQ(test, ep_open(test, &init_net, TCP, &any4, PORT, tcp),
 			-EADDRINUSE);
-	ep_close(&rdma);
-	KUNIT_EXPECT_EQ(test, ep_open(&init_net, TCP, &any4, PORT, &tcp), 0);
-	ep_close(&tcp);
+	ep_close(test, rdma);
+	KUNIT_EXPECT_EQ(test, ep_open(test, &init_net, TCP, &any4, PORT, tcp), 0);
+	ep_close(test, tcp);
 }
 
 /* A failed bind or listen leaves nothing held. */
 static void failed_bind_and_listen_leave_nothing(struct kunit *test)
 {
-	static const struct ep_spec reuse_listen = { ANY4, true, -1, true };
-	static const struct ep_spec plain = { ANY4, false, -1, false };
+	static const struct ep_spec reuse_listen = {
+		.addr = ANY4, .reuse = true, .v6only = -1, .listen = true
+	};
+	static const struct ep_spec plain = { .addr = ANY4, .v6only = -1 };
 	s64 before = percpu_counter_sum(&tcp_sockets_allocated);
-	struct ep tcp, rdma;
+	struct ep *tcp = ep_alloc(test, 1), *rdma = ep_alloc(test, 1);
 
-	KUNIT_ASSERT_EQ(test, ep_open(&init_net, TCP, &plain, PORT, &tcp), 0);
-	KUNIT_EXPECT_EQ(test, ep_open(&init_net, RDMA, &plain, PORT, &rdma),
+	KUNIT_ASSERT_EQ(test, ep_open(test, &init_net, TCP, &plain, PORT, tcp), 0);
+	KUNIT_EXPECT_EQ(test, ep_open(test, &init_net, RDMA, &plain, PORT, rdma),
 			-EADDRINUSE);
-	ep_close(&tcp);
+	ep_close(test, tcp);
 
 	/* The listen rule refuses; the id stays bound until destroyed. */
-	KUNIT_ASSERT_EQ(test, ep_open(&init_net, TCP, &reuse_listen, PORT, &tcp), 0);
-	KUNIT_EXPECT_EQ(test, ep_open(&init_net, RDMA, &reuse_listen, PORT, &rdma),
+	KUNIT_ASSERT_EQ(test, ep_open(test, &init_net, TCP, &reuse_listen, PORT, tcp), 0);
+	KUNIT_EXPECT_EQ(test, ep_open(test, &init_net, RDMA, &reuse_listen, PORT, rdma),
 			-EADDRINUSE);
-	ep_close(&tcp);
-	KUNIT_EXPECT_EQ(test, ep_open(&init_net, TCP, &plain, PORT, &tcp), 0);
-	ep_close(&tcp);
+	ep_close(test, tcp);
+	KUNIT_EXPECT_EQ(test, ep_open(test, &init_net, TCP, &plain, PORT, tcp), 0);
+	ep_close(test, tcp);
 	KUNIT_EXPECT_EQ(test, percpu_counter_sum(&tcp_sockets_allocated), before);
 }
 
 /* N create/bind/destroy cycles: the TCP socket count comes back. */
 static void sockstat_balanced(struct kunit *test)
 {
-	static const struct ep_spec any4 = { ANY4, false, -1, false };
+	static const struct ep_spec any4 = { .addr = ANY4, .v6only = -1 };
 	s64 before = percpu_counter_sum(&tcp_sockets_allocated);
-	struct ep ep;
+	struct ep *ep = ep_alloc(test, 1);
 	int i;
 
 	for (i = 0; i < 500; i++) {
-		KUNIT_ASSERT_EQ(test, ep_open(&init_net, RDMA, &any4, 0, &ep), 0);
+		KUNIT_ASSERT_EQ(test, ep_open(test, &init_net, RDMA, &any4, 0, ep), 0);
 		if (i == 0)	/* a reservation is a real TCP socket */
 			KUNIT_EXPECT_EQ(test,
 					percpu_counter_sum(&tcp_sockets_allocated),
 					before + 1);
-		ep_close(&ep);
+		ep_close(test, ep);
 	}
 	KUNIT_EXPECT_EQ(test, percpu_counter_sum(&tcp_sockets_allocated), before);
 }
@@ -445,19 +697,21 @@ static void sockstat_balanced(struct kunit *test)
  */
 static void upstream_without_provider(struct kunit *test)
 {
-	static const struct ep_spec any4 = { ANY4, false, -1, true };
+	static const struct ep_spec any4 = {
+		.addr = ANY4, .v6only = -1, .listen = true
+	};
 	const struct rdma_cm_port_ops *ops = rdma_tcp_port_kunit_ops();
-	struct ep tcp, rdma;
+	struct ep *tcp = ep_alloc(test, 1), *rdma = ep_alloc(test, 1);
 	int upstream, ours;
 
-	KUNIT_ASSERT_EQ(test, ep_open(&init_net, TCP, &any4, PORT, &tcp), 0);
+	KUNIT_ASSERT_EQ(test, ep_open(test, &init_net, TCP, &any4, PORT, tcp), 0);
 	rdma_cm_unregister_port_ops(ops);
-	upstream = ep_open(&init_net, RDMA, &any4, PORT, &rdma);
-	ep_close(&rdma);
+	upstream = ep_open(test, &init_net, RDMA, &any4, PORT, rdma);
+	ep_close(test, rdma);
 	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_ops(ops), 0);
-	ours = ep_open(&init_net, RDMA, &any4, PORT, &rdma);
-	ep_close(&rdma);
-	ep_close(&tcp);
+	ours = ep_open(test, &init_net, RDMA, &any4, PORT, rdma);
+	ep_close(test, rdma);
+	ep_close(test, tcp);
 
 	KUNIT_EXPECT_EQ(test, upstream, 0);
 	KUNIT_EXPECT_EQ(test, ours, -EADDRINUSE);
@@ -473,31 +727,36 @@ static void upstream_without_provider(struct kunit *test)
  */
 static void reserve_policy(struct kunit *test)
 {
-	static const struct ep_spec any4 = { ANY4, false, -1, true };
+	static const struct ep_spec any4 = {
+		.addr = ANY4, .v6only = -1, .listen = true
+	};
 	static const char * const left_to_cma[] = { "none", "iwarp" };
-	struct ep tcp, rdma, again;
+	struct ep *tcp, *rdma, *again;
 	int i;
 
-	KUNIT_ASSERT_EQ(test, ep_open(&init_net, TCP, &any4, PORT, &tcp), 0);
+	tcp = ep_alloc(test, 1);
+	rdma = ep_alloc(test, 1);
+	again = ep_alloc(test, 1);
+	KUNIT_ASSERT_EQ(test, ep_open(test, &init_net, TCP, &any4, PORT, tcp), 0);
 	for (i = 0; i < ARRAY_SIZE(left_to_cma); i++) {
 		KUNIT_ASSERT_EQ(test,
 				rdma_tcp_port_kunit_set_reserve(left_to_cma[i]),
 				0);
-		KUNIT_EXPECT_EQ_MSG(test, ep_open(&init_net, RDMA, &any4, PORT,
-						  &rdma), 0, left_to_cma[i]);
-		KUNIT_EXPECT_EQ_MSG(test, ep_open(&init_net, RDMA, &any4, PORT,
-						  &again), -EADDRNOTAVAIL,
+		KUNIT_EXPECT_EQ_MSG(test, ep_open(test, &init_net, RDMA, &any4,
+						  PORT, rdma), 0, left_to_cma[i]);
+		KUNIT_EXPECT_EQ_MSG(test, ep_open(test, &init_net, RDMA, &any4,
+						  PORT, again), -EADDRNOTAVAIL,
 				    left_to_cma[i]);
-		ep_close(&again);
-		ep_close(&rdma);
+		ep_close(test, again);
+		ep_close(test, rdma);
 	}
 	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_set_reserve("all\n"), 0);
 	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_set_reserve("bogus"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_set_reserve(""), -EINVAL);
-	KUNIT_EXPECT_EQ(test, ep_open(&init_net, RDMA, &any4, PORT, &rdma),
+	KUNIT_EXPECT_EQ(test, ep_open(test, &init_net, RDMA, &any4, PORT, rdma),
 			-EADDRINUSE);
-	ep_close(&rdma);
-	ep_close(&tcp);
+	ep_close(test, rdma);
+	ep_close(test, tcp);
 	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_set_reserve("all"), 0);
 }
 
@@ -507,30 +766,30 @@ static void reserve_policy(struct kunit *test)
  */
 static void idr_flag_both_states(struct kunit *test)
 {
-	static const struct ep_spec any4 = { ANY4, false, -1, false };
+	static const struct ep_spec any4 = { .addr = ANY4, .v6only = -1 };
 	const struct rdma_cm_port_ops *ops = rdma_tcp_port_kunit_ops();
-	struct ep held, probe;
+	struct ep *held = ep_alloc(test, 1), *probe = ep_alloc(test, 1);
 	int with_idr, without_idr;
 	bool old;
 
 	old = rdma_tcp_port_kunit_set_idr(true);
-	KUNIT_ASSERT_EQ(test, ep_open(&init_net, RDMA, &any4, PORT, &held), 0);
+	KUNIT_ASSERT_EQ(test, ep_open(test, &init_net, RDMA, &any4, PORT, held), 0);
 	rdma_cm_unregister_port_ops(ops);
-	with_idr = ep_open(&init_net, RDMA, &any4, PORT, &probe);
-	ep_close(&probe);
+	with_idr = ep_open(test, &init_net, RDMA, &any4, PORT, probe);
+	ep_close(test, probe);
 	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_ops(ops), 0);
-	ep_close(&held);
+	ep_close(test, held);
 
 	rdma_tcp_port_kunit_set_idr(false);
-	KUNIT_ASSERT_EQ(test, ep_open(&init_net, RDMA, &any4, PORT, &held), 0);
+	KUNIT_ASSERT_EQ(test, ep_open(test, &init_net, RDMA, &any4, PORT, held), 0);
 	rdma_cm_unregister_port_ops(ops);
-	without_idr = ep_open(&init_net, RDMA, &any4, PORT, &probe);
-	ep_close(&probe);
+	without_idr = ep_open(test, &init_net, RDMA, &any4, PORT, probe);
+	ep_close(test, probe);
 	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_ops(ops), 0);
 	/* Off, the host stack still holds the port. */
-	KUNIT_EXPECT_EQ(test, ep_open(&init_net, TCP, &any4, PORT, &probe),
+	KUNIT_EXPECT_EQ(test, ep_open(test, &init_net, TCP, &any4, PORT, probe),
 			-EADDRINUSE);
-	ep_close(&held);
+	ep_close(test, held);
 	rdma_tcp_port_kunit_set_idr(old);
 
 	/* The rdma_cm's own errno for an overlapping wildcard bind */
@@ -541,16 +800,18 @@ static void idr_flag_both_states(struct kunit *test)
 /* RDMA_PS_UDP, RDMA_PS_IPOIB and RDMA_PS_IB keep the rdma_cm's own table. */
 static void other_port_spaces_untouched(struct kunit *test)
 {
-	static const struct ep_spec any4 = { ANY4, false, -1, true };
+	static const struct ep_spec any4 = {
+		.addr = ANY4, .v6only = -1, .listen = true
+	};
 	static const enum rdma_ucm_port_space spaces[] = {
 		RDMA_PS_UDP, RDMA_PS_IPOIB, RDMA_PS_IB
 	};
+	struct ep *tcp = ep_alloc(test, 1);
 	struct sockaddr_storage ss;
-	struct ep tcp;
 	int i;
 
 	make_addr(ANY4, PORT, &ss);
-	KUNIT_ASSERT_EQ(test, ep_open(&init_net, TCP, &any4, PORT, &tcp), 0);
+	KUNIT_ASSERT_EQ(test, ep_open(test, &init_net, TCP, &any4, PORT, tcp), 0);
 	for (i = 0; i < ARRAY_SIZE(spaces); i++) {
 		s64 before = percpu_counter_sum(&tcp_sockets_allocated);
 		struct rdma_cm_id *id, *id2;
@@ -558,20 +819,18 @@ static void other_port_spaces_untouched(struct kunit *test)
 				      spaces[i] == RDMA_PS_IPOIB ?
 				      IB_QPT_UD : IB_QPT_RC;
 
-		id = rdma_create_id(&init_net, cm_handler, NULL, spaces[i], qpt);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(id));
+		id = id_create(test, &init_net, spaces[i], qpt);
 		/* Not in the host's TCP space: no socket, no collision ... */
 		KUNIT_EXPECT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&ss), 0);
 		KUNIT_EXPECT_EQ(test, percpu_counter_sum(&tcp_sockets_allocated),
 				before);
 		/* ... but the rdma_cm's own table still rules the space. */
-		id2 = rdma_create_id(&init_net, cm_handler, NULL, spaces[i], qpt);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(id2));
+		id2 = id_create(test, &init_net, spaces[i], qpt);
 		KUNIT_EXPECT_NE(test, rdma_bind_addr(id2, (struct sockaddr *)&ss), 0);
-		rdma_destroy_id(id2);
-		rdma_destroy_id(id);
+		id_destroy(test, id2);
+		id_destroy(test, id);
 	}
-	ep_close(&tcp);
+	ep_close(test, tcp);
 }
 
 /*
@@ -595,14 +854,12 @@ static int fill_active(struct kunit *test, struct net *net, int ndst,
 			struct rdma_cm_id *id;
 			int ret;
 
-			id = rdma_create_id(net, cm_handler, NULL, RDMA_PS_TCP,
-					    IB_QPT_RC);
-			KUNIT_ASSERT_FALSE(test, IS_ERR(id));
+			id = id_create(test, net, RDMA_PS_TCP, IB_QPT_RC);
 			ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
 						100);
 			if (ret == -EADDRINUSE || ret == -EADDRNOTAVAIL ||
 			    !id_port(id)) {
-				rdma_destroy_id(id);
+				id_destroy(test, id);
 				break;
 			}
 			ids[n++] = id;
@@ -620,7 +877,7 @@ static void active_side_ceiling(struct kunit *test)
 	s64 before;
 
 	ids = kunit_kcalloc(test, 64, sizeof(*ids), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ids);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ids);
 
 	before = percpu_counter_sum(&tcp_sockets_allocated);
 	net = small_range_net(test, 40000, 40003);
@@ -628,17 +885,17 @@ static void active_side_ceiling(struct kunit *test)
 	for (i = 0; i < ours; i++) {
 		KUNIT_EXPECT_GE(test, id_port(ids[i]), 40000);
 		KUNIT_EXPECT_LE(test, id_port(ids[i]), 40003);
-		rdma_destroy_id(ids[i]);
+		id_destroy(test, ids[i]);
 	}
-	put_net(net);
+	net_put(test, net);
 	KUNIT_EXPECT_EQ(test, percpu_counter_sum(&tcp_sockets_allocated), before);
 
 	rdma_cm_unregister_port_ops(ops);
 	net = small_range_net(test, 40000, 40003);
 	upstream = fill_active(test, net, 3, ids, 64);
 	for (i = 0; i < upstream; i++)
-		rdma_destroy_id(ids[i]);
-	put_net(net);
+		id_destroy(test, ids[i]);
+	net_put(test, net);
 	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_ops(ops), 0);
 
 	kunit_info(test, "active ids, 4 ports x 3 destinations: module %d, upstream %d\n",
@@ -654,15 +911,15 @@ static void active_side_ceiling(struct kunit *test)
 static void afonly_after_bind(struct kunit *test)
 {
 	static const struct ep_spec any6 = { .addr = ANY6, .v6only = -1 };
-	struct ep tcp, rdma;
+	struct ep *tcp = ep_alloc(test, 1), *rdma = ep_alloc(test, 1);
 	int t, r;
 
-	KUNIT_ASSERT_EQ(test, ep_open(&init_net, TCP, &any6, PORT, &tcp), 0);
-	t = ip6_sock_set_v6only(tcp.sock->sk);
-	ep_close(&tcp);
-	KUNIT_ASSERT_EQ(test, ep_open(&init_net, RDMA, &any6, PORT, &rdma), 0);
-	r = rdma_set_afonly(rdma.id, 1);
-	ep_close(&rdma);
+	KUNIT_ASSERT_EQ(test, ep_open(test, &init_net, TCP, &any6, PORT, tcp), 0);
+	t = ip6_sock_set_v6only(tcp->sock->sk);
+	ep_close(test, tcp);
+	KUNIT_ASSERT_EQ(test, ep_open(test, &init_net, RDMA, &any6, PORT, rdma), 0);
+	r = rdma_set_afonly(rdma->id, 1);
+	ep_close(test, rdma);
 	KUNIT_EXPECT_EQ(test, t, -EINVAL);
 	KUNIT_EXPECT_EQ(test, r, t);
 }
@@ -677,12 +934,10 @@ static int bind_af_ib(struct kunit *test, u16 port, struct rdma_cm_id **id)
 	};
 	int ret;
 
-	*id = rdma_create_id(&init_net, cm_handler, NULL, RDMA_PS_TCP,
-			     IB_QPT_RC);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(*id));
+	*id = id_create(test, &init_net, RDMA_PS_TCP, IB_QPT_RC);
 	ret = rdma_bind_addr(*id, (struct sockaddr *)&sib);
 	if (ret) {
-		rdma_destroy_id(*id);
+		id_destroy(test, *id);
 		*id = NULL;
 	}
 	return ret;
@@ -695,61 +950,64 @@ static int bind_af_ib(struct kunit *test, u16 port, struct rdma_cm_id **id)
  */
 static void af_ib_keeps_the_table_rules(struct kunit *test)
 {
-	static const struct ep_spec any4 = { .addr = ANY4, .v6only = -1,
-					      .listen = true };
+	static const struct ep_spec any4 = {
+		.addr = ANY4, .v6only = -1, .listen = true
+	};
 	const struct rdma_cm_port_ops *ops = rdma_tcp_port_kunit_ops();
 	s64 before = percpu_counter_sum(&tcp_sockets_allocated);
+	struct ep *inet = ep_alloc(test, 1);
 	int upstream, ours, ib_second;
 	struct rdma_cm_id *ib;
-	struct ep inet;
 
 	rdma_cm_unregister_port_ops(ops);
 	KUNIT_ASSERT_EQ(test, bind_af_ib(test, PORT, &ib), 0);
-	upstream = ep_open(&init_net, RDMA, &any4, PORT, &inet);
-	ep_close(&inet);
-	rdma_destroy_id(ib);
+	upstream = ep_open(test, &init_net, RDMA, &any4, PORT, inet);
+	ep_close(test, inet);
+	id_destroy(test, ib);
 	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_ops(ops), 0);
 
 	KUNIT_ASSERT_EQ(test, bind_af_ib(test, PORT, &ib), 0);
-	ours = ep_open(&init_net, RDMA, &any4, PORT, &inet);
-	ep_close(&inet);
+	ours = ep_open(test, &init_net, RDMA, &any4, PORT, inet);
+	ep_close(test, inet);
 	KUNIT_EXPECT_EQ(test, percpu_counter_sum(&tcp_sockets_allocated), before);
-	rdma_destroy_id(ib);
+	id_destroy(test, ib);
 
-	KUNIT_ASSERT_EQ(test, ep_open(&init_net, RDMA, &any4, PORT, &inet), 0);
+	KUNIT_ASSERT_EQ(test, ep_open(test, &init_net, RDMA, &any4, PORT, inet), 0);
 	ib_second = bind_af_ib(test, PORT, &ib);
 	if (!ib_second)
-		rdma_destroy_id(ib);
-	ep_close(&inet);
+		id_destroy(test, ib);
+	ep_close(test, inet);
 
 	KUNIT_EXPECT_EQ(test, upstream, -EADDRNOTAVAIL);
 	KUNIT_EXPECT_EQ(test, ours, upstream);
 	KUNIT_EXPECT_EQ(test, ib_second, upstream);
 }
 
-/* Run as @uid without CAP_NET_ADMIN, the RLIMIT_NOFILE being @nofile. */
-static const struct cred *become_user(struct kunit *test, uid_t uid,
-				      unsigned long nofile, unsigned long *old)
+/*
+ * Run as @uid without CAP_NET_ADMIN, the RLIMIT_NOFILE being @nofile, until
+ * become_root().  The limit needs no deferred action: each test runs in a
+ * kthread with a signal_struct of its own.
+ */
+static struct test_creds *become_user(struct kunit *test, uid_t uid,
+				      unsigned long nofile)
 {
-	struct cred *cred = prepare_creds();
+	struct test_creds *creds = creds_prepare(test);
+	struct cred *cred = creds->cred;
 
-	KUNIT_ASSERT_NOT_NULL(test, cred);
 	cred->uid = KUIDT_INIT(uid);
 	cred->euid = cred->uid;
 	cred->fsuid = cred->uid;
 	cap_lower(cred->cap_effective, CAP_NET_ADMIN);
-	*old = current->signal->rlim[RLIMIT_NOFILE].rlim_cur;
+	creds->nofile = current->signal->rlim[RLIMIT_NOFILE].rlim_cur;
 	WRITE_ONCE(current->signal->rlim[RLIMIT_NOFILE].rlim_cur, nofile);
-	return override_creds(cred);
+	creds_override(creds);
+	return creds;
 }
 
-static void become_root(const struct cred *saved, unsigned long nofile)
+static void become_root(struct kunit *test, struct test_creds *creds)
 {
-	const struct cred *cred = current_cred();
-
-	WRITE_ONCE(current->signal->rlim[RLIMIT_NOFILE].rlim_cur, nofile);
-	revert_creds(saved);
-	put_cred(cred);
+	WRITE_ONCE(current->signal->rlim[RLIMIT_NOFILE].rlim_cur, creds->nofile);
+	creds_revert(test, creds);
 }
 
 /* Binds port-0 ids in @net until one fails; returns how many bound. */
@@ -760,7 +1018,7 @@ static int fill_ids(struct kunit *test, struct net *net, struct ep *eps,
 	int n;
 
 	for (n = 0; n < max; n++) {
-		*err = ep_open(net, RDMA, &any4, 0, &eps[n]);
+		*err = ep_open(test, net, RDMA, &any4, 0, &eps[n]);
 		if (*err)
 			break;
 	}
@@ -777,47 +1035,47 @@ static void user_cap(struct kunit *test)
 {
 	static const struct ep_spec any4 = { .addr = ANY4, .v6only = -1 };
 	struct net *net = small_range_net(test, 40000, 40099);
-	struct ep *eps, tcp, root;
-	const struct cred *saved;
-	unsigned long nofile;
 	int n, n2, nfile, err, err2, errf, errn, i;
+	struct ep *eps, *tcp, *root;
+	struct test_creds *user;
 
-	eps = kunit_kcalloc(test, 16, sizeof(*eps), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, eps);
+	eps = ep_alloc(test, 16);
+	tcp = ep_alloc(test, 1);
+	root = ep_alloc(test, 1);
 	KUNIT_ASSERT_EQ(test, rdma_tcp_port_kunit_set_user_share("5"), 0);
 
-	saved = become_user(test, 4242, 1024, &nofile);
+	user = become_user(test, 4242, 1024);
 	n = fill_ids(test, net, eps, 16, &err);
 	/* The user's TCP sockets are not held back by its RDMA ids. */
-	KUNIT_EXPECT_EQ(test, ep_open(net, TCP, &any4, 0, &tcp), 0);
-	ep_close(&tcp);
+	KUNIT_EXPECT_EQ(test, ep_open(test, net, TCP, &any4, 0, tcp), 0);
+	ep_close(test, tcp);
 	/* A lower RLIMIT_NOFILE: nothing more, in any namespace. */
 	WRITE_ONCE(current->signal->rlim[RLIMIT_NOFILE].rlim_cur, 3);
-	errf = ep_open(&init_net, RDMA, &any4, 0, &tcp);
-	ep_close(&tcp);
+	errf = ep_open(test, &init_net, RDMA, &any4, 0, tcp);
+	ep_close(test, tcp);
 	WRITE_ONCE(current->signal->rlim[RLIMIT_NOFILE].rlim_cur, 1024);
-	become_root(saved, nofile);
+	become_root(test, user);
 
 	/* CAP_NET_ADMIN over the namespace: not capped. */
-	KUNIT_EXPECT_EQ(test, ep_open(net, RDMA, &any4, 0, &root), 0);
-	ep_close(&root);
+	KUNIT_EXPECT_EQ(test, ep_open(test, net, RDMA, &any4, 0, root), 0);
+	ep_close(test, root);
 
 	for (i = 0; i < n; i++)
-		ep_close(&eps[i]);
+		ep_close(test, &eps[i]);
 	/* Destroyed ids are no longer counted. */
-	saved = become_user(test, 4242, 1024, &nofile);
+	user = become_user(test, 4242, 1024);
 	n2 = fill_ids(test, net, eps, 16, &err2);
 	for (i = 0; i < n2; i++)
-		ep_close(&eps[i]);
+		ep_close(test, &eps[i]);
 	/* user_share=0: no cap. */
 	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_set_user_share("0"), 0);
 	nfile = fill_ids(test, net, eps, 16, &errn);
 	for (i = 0; i < nfile; i++)
-		ep_close(&eps[i]);
-	become_root(saved, nofile);
+		ep_close(test, &eps[i]);
+	become_root(test, user);
 	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_set_user_share("5"), 0);
 	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_set_user_share("101"), -EINVAL);
-	put_net(net);
+	net_put(test, net);
 
 	kunit_info(test, "user without CAP_NET_ADMIN: %d ids in a 100-port range, then %pe\n",
 		   n, ERR_PTR(err));
@@ -836,14 +1094,14 @@ static void user_cap(struct kunit *test)
 static int soak_run(struct kunit *test, int n, u16 port)
 {
 	static const struct ep_spec any4 = { .addr = ANY4, .v6only = -1 };
-	struct ep ep;
+	struct ep *ep = ep_alloc(test, 1);
 	int i, ret;
 
 	for (i = 0; i < n; i++) {
-		ret = ep_open(&init_net, RDMA, &any4, i & 1 ? port : 0, &ep);
+		ret = ep_open(test, &init_net, RDMA, &any4, i & 1 ? port : 0, ep);
 		if (ret)
 			return ret;
-		ep_close(&ep);
+		ep_close(test, ep);
 		if (!(i % 1024))
 			cond_resched();
 	}
@@ -902,10 +1160,11 @@ static void soak(struct kunit *test)
 }
 
 static struct kunit_case rdma_tcp_port_cases[] = {
-	KUNIT_CASE(oracle_scenarios),
+	KUNIT_CASE_PARAM(oracle_scenario, scenario_gen_params),
 	KUNIT_CASE(two_namespaces_same_port),
 	KUNIT_CASE(privileged_port_without_cap),
 	KUNIT_CASE(ephemeral_range_and_reserved),
+	KUNIT_CASE(ephemeral_around_client_sockets),
 	KUNIT_CASE(reserved_port_explicit),
 	KUNIT_CASE(port_free_after_destroy),
 	KUNIT_CASE(failed_bind_and_listen_leave_nothing),
@@ -922,6 +1181,15 @@ static struct kunit_case rdma_tcp_port_cases[] = {
 	{}
 };
 
+/*
+ * Before each case (and each scenario): defer putting the provider back,
+ * so that a case that ends early leaves it as the next one expects.
+ */
+static int rdma_tcp_port_test_init(struct kunit *test)
+{
+	return kunit_add_action_or_reset(test, provider_defaults_action, test);
+}
+
 /* Nothing brings lo up in a KUnit kernel; the scenarios bind 127.0.0.1. */
 static int rdma_tcp_port_suite_init(struct kunit_suite *suite)
 {
@@ -936,6 +1204,7 @@ static int rdma_tcp_port_suite_init(struct kunit_suite *suite)
 static struct kunit_suite rdma_tcp_port_suite = {
 	.name = "rdma_tcp_port",
 	.suite_init = rdma_tcp_port_suite_init,
+	.init = rdma_tcp_port_test_init,
 	.test_cases = rdma_tcp_port_cases,
 };
 

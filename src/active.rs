@@ -14,8 +14,9 @@ use kernel::rbtree::RBTree;
 
 use crate::policy::Tuple;
 
-/// `struct net` and `struct socket` addresses, used only as keys.
-type NetKey = usize;
+use crate::net::NetKey;
+
+/// A `struct socket` address, used only as a key.
 type SockKey = usize;
 
 /// The ephemeral ports held for active-side ids, grouped by port.

@@ -5,6 +5,7 @@
 
 use kernel::bindings;
 
+use crate::net::Net;
 use crate::policy::UserCap;
 
 /// The identity and limits of the current task.
@@ -41,25 +42,12 @@ impl Caller {
     /// includes kernel threads, such as those of nvmet or NFS/RDMA) lets a
     /// caller set the namespace's port range itself, so it is not capped in
     /// that port space.
-    ///
-    /// # Safety
-    ///
-    /// `net` is a live network namespace (an id's, which holds a reference).
-    pub(crate) unsafe fn cap_in(&self, net: *mut bindings::net, share: u32) -> Option<UserCap> {
-        if share == 0 {
+    pub(crate) fn cap_in(&self, net: &Net<'_>, share: u32) -> Option<UserCap> {
+        if share == 0 || net.admin_capable() {
             return None;
         }
-        // SAFETY: `net` is live, so is its owning user namespace.
-        let admin =
-            unsafe { bindings::ns_capable_noaudit((*net).user_ns, bindings::CAP_NET_ADMIN as i32) };
-        if admin {
-            return None;
-        }
-        // SAFETY: `net` is live; `inet_get_local_port_range()` reads the
-        // range the same way, with `READ_ONCE`.
-        let range =
-            unsafe { core::ptr::read_volatile(&raw const (*net).ipv4.ip_local_ports.range) };
-        UserCap::new(self.nofile, range as u16, (range >> 16) as u16, share)
+        let (low, high) = net.local_port_range();
+        UserCap::new(self.nofile, low, high, share)
     }
 }
 

@@ -24,8 +24,3 @@ pub(crate) fn eafnosupport() -> Error {
 pub(crate) fn eopnotsupp() -> Error {
     errno(bindings::EOPNOTSUPP)
 }
-
-/// Is `e` `EADDRINUSE`?
-pub(crate) fn is_eaddrinuse(e: &Error) -> bool {
-    e.to_errno() == eaddrinuse().to_errno()
-}

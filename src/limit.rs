@@ -14,24 +14,31 @@ use kernel::rbtree::RBTree;
 
 use crate::policy::UserCap;
 
-/// A `struct net` address, used only as a key; 0 stands for "all".
-pub(crate) type NetKey = usize;
+use crate::net::NetKey;
+
+/// The key that stands for "all namespaces".
 const ALL: NetKey = 0;
+
+/// How many entries at zero stay allocated: a user whose ids come and go one
+/// at a time should not allocate and free two tree nodes per bind.
+const MAX_ZEROS: usize = 64;
 
 /// Ports held, by (uid, namespace) and by (uid, [`ALL`]).
 ///
 /// # Invariants
 ///
-/// Every entry counts at least one port; the (uid, [`ALL`]) entry is the
-/// sum of that uid's other entries.
+/// The (uid, [`ALL`]) entry is the sum of that uid's other entries; `zeros`
+/// counts the entries at zero, which are dropped when there are too many.
 pub(crate) struct Tally {
     held: RBTree<(u32, NetKey), u32>,
+    zeros: usize,
 }
 
 impl Tally {
     pub(crate) fn new() -> Self {
         Self {
             held: RBTree::new(),
+            zeros: 0,
         }
     }
 
@@ -41,6 +48,9 @@ impl Tally {
 
     fn add(&mut self, uid: u32, net: NetKey) -> Result {
         if let Some(n) = self.held.get_mut(&(uid, net)) {
+            if *n == 0 {
+                self.zeros -= 1;
+            }
             *n += 1;
             return Ok(());
         }
@@ -50,13 +60,30 @@ impl Tally {
     }
 
     fn sub(&mut self, uid: u32, net: NetKey) {
-        match self.held.get_mut(&(uid, net)) {
-            Some(n) if *n > 1 => *n -= 1,
-            Some(_) => {
-                self.held.remove(&(uid, net));
+        if let Some(n) = self.held.get_mut(&(uid, net)) {
+            if *n > 0 {
+                *n -= 1;
+                if *n == 0 {
+                    self.zeros += 1;
+                }
             }
-            None => {}
         }
+        if self.zeros > MAX_ZEROS {
+            self.drop_zeros();
+        }
+    }
+
+    /// Frees the entries at zero.
+    fn drop_zeros(&mut self) {
+        let mut cursor = self.held.cursor_front();
+        while let Some(c) = cursor {
+            cursor = if *c.current().1 == 0 {
+                c.remove_current().0
+            } else {
+                c.move_next()
+            };
+        }
+        self.zeros = 0;
     }
 
     /// Counts one more port for `uid` in `net`, unless `cap` forbids it

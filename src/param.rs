@@ -7,11 +7,14 @@
 //! `__param` section and the `parm`/`parmtype` strings in `.modinfo`.
 //! Built in, both carry the `rdma_tcp_port.` prefix, as C's do.
 
-use core::ffi::{c_int, CStr};
+use core::ffi::CStr;
+
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
+use kernel::ffi::c_int;
 
 use kernel::bindings;
 use kernel::error::code::EINVAL;
+use kernel::error::from_result;
 
 use crate::policy::{self, Reserve};
 
@@ -60,10 +63,10 @@ unsafe extern "C" fn reserve_set(val: *const u8, _kp: *const bindings::kernel_pa
     }
     // SAFETY: the kernel passes a NUL-terminated string.
     let val = unsafe { CStr::from_ptr(val.cast()) };
-    match set_reserve(val.to_bytes()) {
-        Ok(()) => 0,
-        Err(e) => e.to_errno(),
-    }
+    from_result(|| {
+        set_reserve(val.to_bytes())?;
+        Ok(0)
+    })
 }
 
 /// `kernel_param_ops::get` for `reserve`: the name and a newline.
@@ -110,10 +113,10 @@ unsafe extern "C" fn user_share_set(val: *const u8, _kp: *const bindings::kernel
     }
     // SAFETY: the kernel passes a NUL-terminated string.
     let val = unsafe { CStr::from_ptr(val.cast()) };
-    match set_user_share(val.to_bytes()) {
-        Ok(()) => 0,
-        Err(e) => e.to_errno(),
-    }
+    from_result(|| {
+        set_user_share(val.to_bytes())?;
+        Ok(0)
+    })
 }
 
 /// `kernel_param_ops::get` for `user_share`: the number and a newline.

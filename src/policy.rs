@@ -161,12 +161,12 @@ impl Reserve {
 
     /// Does an id get a host port? `dev_bound`/`iwarp`: the id is bound to
     /// a device, an iWARP one; `iwarp_in_net`: for a wildcard id, an iWARP
-    /// device has a port in its namespace.
-    pub fn covers(self, dev_bound: bool, iwarp: bool, iwarp_in_net: bool) -> bool {
+    /// device has a port in its namespace, asked only if needed.
+    pub fn covers(self, dev_bound: bool, iwarp: bool, iwarp_in_net: impl FnOnce() -> bool) -> bool {
         match self {
             Reserve::All => true,
             Reserve::Iwarp if dev_bound => iwarp,
-            Reserve::Iwarp => iwarp_in_net,
+            Reserve::Iwarp => iwarp_in_net(),
             Reserve::None => false,
         }
     }

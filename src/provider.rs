@@ -4,19 +4,23 @@
 //! the C side of the hook calls these three functions for every
 //! RDMA_PS_TCP id of the AF_INET and AF_INET6 families.
 
-use core::mem::{size_of, ManuallyDrop};
+use core::mem::size_of;
 use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 use kernel::bindings;
+use kernel::error::from_result;
+use kernel::ffi::c_int;
 use kernel::prelude::*;
 use kernel::sync::Mutex;
 
 use crate::active::ActivePorts;
 use crate::caller::{self, Caller};
 use crate::errno;
-use crate::limit::{NetKey, Tally};
+use crate::limit::Tally;
+use crate::net::{Net, NetKey};
 use crate::param;
 use crate::policy::{self, SockAddr, Tuple};
+use crate::ports::{self, Ports};
 use crate::reservation::{Reservation, Reuse};
 
 /// The ops table; `owner` makes every held port pin this module.
@@ -48,6 +52,9 @@ struct Shared {
     /// Ports held per user, and the cap on them.
     #[pin]
     tally: Mutex<Tally>,
+    /// Ports held per namespace, for the ephemeral search.
+    #[pin]
+    ports: Mutex<Ports>,
 }
 
 static SHARED: AtomicPtr<Shared> = AtomicPtr::new(core::ptr::null_mut());
@@ -89,6 +96,7 @@ impl Provider {
             pin_init!(Shared {
                 active <- kernel::new_mutex!(ActivePorts::new(), "rdma_tcp_port_active"),
                 tally <- kernel::new_mutex!(Tally::new(), "rdma_tcp_port_tally"),
+                ports <- kernel::new_mutex!(Ports::new(), "rdma_tcp_port_ports"),
             }),
             GFP_KERNEL,
         )?;
@@ -123,13 +131,11 @@ struct Charge {
 
 impl Charge {
     /// Counts a port in `net` for the current task, within its cap.
-    fn take(net: *mut bindings::net) -> Result<Self> {
+    fn take(net: &Net<'_>) -> Result<Self> {
         let tally = &shared()?.tally;
         let caller = Caller::current();
-        // SAFETY: `net` is the namespace of the id being bound, which holds
-        // a reference on it.
-        let cap = unsafe { caller.cap_in(net, param::user_share()) };
-        let charged = tally.lock().charge(caller.uid, net as NetKey, cap);
+        let cap = caller.cap_in(net, param::user_share());
+        let charged = tally.lock().charge(caller.uid, net.key(), cap);
         if let (Err(e), Some(cap)) = (&charged, cap) {
             if *e == EMFILE && caller::ratelimit() {
                 pr_info!(
@@ -144,7 +150,7 @@ impl Charge {
         Ok(Self {
             tally,
             uid: caller.uid,
-            net: net as NetKey,
+            net: net.key(),
         })
     }
 
@@ -162,6 +168,48 @@ impl Drop for Charge {
 
 const SS_LEN: usize = size_of::<bindings::__kernel_sockaddr_storage>();
 
+/// One reservation counted in its namespace's port map until
+/// [`Slot::keep`]: dropped before that, it is uncounted, and the port it
+/// took, if any, marked free again.
+struct Slot<'a> {
+    ports: &'static Mutex<Ports>,
+    net: &'a Net<'a>,
+    port: Option<u16>,
+}
+
+impl<'a> Slot<'a> {
+    fn enter(net: &'a Net<'a>) -> Result<Self> {
+        let ports = &shared()?.ports;
+        ports.lock().enter(net.key())?;
+        Ok(Self {
+            ports,
+            net,
+            port: None,
+        })
+    }
+
+    /// The reservation took `port`.
+    fn took(&mut self, port: u16) {
+        self.ports.lock().hold(self.net.key(), port);
+        self.port = Some(port);
+    }
+
+    /// The reservation keeps its port until `release_port`.
+    fn keep(self) {
+        core::mem::forget(self);
+    }
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        let mut ports = self.ports.lock();
+        match self.port {
+            Some(port) => ports.release(self.net.key(), port),
+            None => ports.leave(self.net.key()),
+        }
+    }
+}
+
 /// The `get_port` operation: see `struct rdma_cm_port_ops`.
 ///
 /// # Safety
@@ -171,57 +219,64 @@ const SS_LEN: usize = size_of::<bindings::__kernel_sockaddr_storage>();
 unsafe extern "C" fn get_port(
     req: *mut bindings::rdma_cm_port_req,
     sock: *mut *mut bindings::socket,
-) -> core::ffi::c_int {
-    // SAFETY: the caller passes a valid, exclusive request.
-    let req = unsafe { &mut *req };
-    // SAFETY: `src` is the id's `sockaddr_storage`; nobody else touches the
-    // address of an id while it is being bound.
-    let src = unsafe { core::slice::from_raw_parts_mut(req.src.cast::<u8>(), SS_LEN) };
-    // SAFETY: as above, read only.
-    let dst = unsafe { core::slice::from_raw_parts(req.dst.cast::<u8>(), SS_LEN) };
-    match take_port(req, src, dst) {
-        Ok(res) => {
-            // SAFETY: `sock` is a valid out-pointer; NULL leaves the id to
-            // the rdma_cm's own table.
-            unsafe { *sock = res.map_or(core::ptr::null_mut(), Reservation::into_raw) };
-            0
-        }
-        Err(e) => e.to_errno(),
-    }
+) -> c_int {
+    from_result(|| {
+        // SAFETY: the caller passes a valid, exclusive request.
+        let req = unsafe { &mut *req };
+        // SAFETY: the id holds a reference on its namespace until the port
+        // it gets here is released.
+        let net = unsafe { Net::from_raw(req.net) }.ok_or(EINVAL)?;
+        // SAFETY: `src` is the id's `sockaddr_storage`; nobody else touches
+        // the address of an id while it is being bound.
+        let src = unsafe { core::slice::from_raw_parts_mut(req.src.cast::<u8>(), SS_LEN) };
+        // SAFETY: as above, read only.
+        let dst = unsafe { core::slice::from_raw_parts(req.dst.cast::<u8>(), SS_LEN) };
+        let res = take_port(req, &net, src, dst)?;
+        // SAFETY: `sock` is a valid out-pointer; NULL leaves the id to the
+        // rdma_cm's own table.
+        unsafe { *sock = res.map_or(core::ptr::null_mut(), Reservation::into_raw) };
+        Ok(0)
+    })
 }
 
 fn take_port(
     req: &mut bindings::rdma_cm_port_req,
+    net: &Net<'_>,
     src_raw: &mut [u8],
     dst_raw: &[u8],
 ) -> Result<Option<Reservation>> {
-    if !param::reserve().covers(req.dev_bound, req.iwarp, req.iwarp_in_net) {
+    if !param::reserve().covers(req.dev_bound, req.iwarp, || net.iwarp_in_net()) {
         return Ok(None);
     }
     let track = param::idr();
     policy::admit(req.dev_bound, req.iwarp, track).map_err(|_| errno::eopnotsupp())?;
     req.track = track;
     let src = SockAddr::parse(src_raw).ok_or_else(errno::eafnosupport)?;
-    let charge = Charge::take(req.net)?;
+    let charge = Charge::take(net)?;
+    let mut slot = Slot::enter(net)?;
     // Only ids that rdma_resolve_addr() bound to port 0 may share a port.
     let sharing = SockAddr::parse(dst_raw)
         .map(|dst| Tuple { src, dst })
         .filter(|t| t.is_active() && src.port == 0);
-    let res = match (bind(req, &src, src_raw), sharing) {
-        (Err(e), Some(tuple)) if errno::is_eaddrinuse(&e) => {
-            let res = share(req, src_raw, tuple)?;
-            charge.keep();
-            return Ok(Some(res));
+    let res = match (bind(req, net, &src, src_raw), sharing) {
+        (Err(e), Some(tuple)) if e == errno::eaddrinuse() => {
+            let res = share(req, net, src_raw, tuple)?;
+            slot.took(res.port());
+            res
         }
-        (res, _) => res?,
+        (res, sharing) => {
+            let res = res?;
+            slot.took(res.port());
+            if let Some(mut tuple) = sharing {
+                tuple.src.port = res.port();
+                let key = res.as_ptr() as usize;
+                record_active(&mut active()?.lock(), net.key(), key, tuple)?;
+            }
+            SockAddr::write_port(src_raw, res.port());
+            res
+        }
     };
-    let port = res.port()?;
-    SockAddr::write_port(src_raw, port);
-    if let Some(mut tuple) = sharing {
-        tuple.src.port = port;
-        let key = res.as_ptr() as usize;
-        record_active(&mut active()?.lock(), req.net as usize, key, tuple)?;
-    }
+    slot.keep();
     charge.keep();
     Ok(Some(res))
 }
@@ -231,17 +286,22 @@ fn take_port(
 /// binds as `SO_REUSEADDR` and then claims the port as a listener does, so
 /// that the connections and TIME_WAIT sockets siw leaves on the port of an
 /// earlier id (which allow reuse) do not keep it out: the rdma_cm never asked
-/// its users for `SO_REUSEADDR`. A port-0 bind takes a port on which it
-/// conflicts with nobody, so it needs no second try; it also takes it from
-/// the whole range, where an `SO_REUSEADDR` socket would search half of it
-/// first (see `inet_csk_find_open_port()`).
-fn bind(req: &bindings::rdma_cm_port_req, src: &SockAddr, src_raw: &[u8]) -> Result<Reservation> {
-    if req.reuseaddr {
-        return Reservation::bind(req.net, src, src_raw, Reuse::Can, req.afonly);
+/// its users for `SO_REUSEADDR`. Port 0 is [`bind_ephemeral`]'s.
+fn bind(
+    req: &bindings::rdma_cm_port_req,
+    net: &Net<'_>,
+    src: &SockAddr,
+    src_raw: &[u8],
+) -> Result<Reservation> {
+    if src.port == 0 {
+        return bind_ephemeral(req, net, src, src_raw);
     }
-    match Reservation::bind(req.net, src, src_raw, Reuse::No, req.afonly) {
-        Err(e) if errno::is_eaddrinuse(&e) && src.port != 0 => {
-            let res = Reservation::bind(req.net, src, src_raw, Reuse::Can, req.afonly)?;
+    if req.reuseaddr {
+        return Reservation::take(net, src, src_raw, Reuse::Can, req.afonly);
+    }
+    match Reservation::take(net, src, src_raw, Reuse::No, req.afonly) {
+        Err(e) if e == errno::eaddrinuse() => {
+            let res = Reservation::take(net, src, src_raw, Reuse::Can, req.afonly)?;
             res.make_exclusive()?;
             Ok(res)
         }
@@ -249,24 +309,79 @@ fn bind(req: &bindings::rdma_cm_port_req, src: &SockAddr, src_raw: &[u8]) -> Res
     }
 }
 
+/// Takes an ephemeral port for a port-0 id: ports of the namespace's
+/// `ip_local_port_range` that the port map does not know as taken are tried
+/// with explicit binds (see [`crate::ephemeral`]) from a random one on, and
+/// when none is left, the ports found taken by others are tried again once.
+/// The socket binds without reuse, so it takes a port on which it conflicts
+/// with nobody, as a port-0 bind does; an id with reuse gets it afterwards.
+/// A range that reaches below `ip_unprivileged_port_start` is left to the
+/// host's own search, which an explicit bind there could not match.
+fn bind_ephemeral(
+    req: &bindings::rdma_cm_port_req,
+    net: &Net<'_>,
+    src: &SockAddr,
+    src_raw: &[u8],
+) -> Result<Reservation> {
+    let range = net.local_port_range();
+    let reuse = if req.reuseaddr { Reuse::Can } else { Reuse::No };
+    if u32::from(range.0) < net.unprivileged_port_start() {
+        return Reservation::take(net, src, src_raw, reuse, req.afonly);
+    }
+    let ports = &shared()?.ports;
+    let res = Reservation::new(net, src.family, req.afonly)?;
+    let mut raw = [0u8; SS_LEN];
+    raw.copy_from_slice(src_raw);
+    let start = ports::random_start(range);
+    let mut retried = false;
+    loop {
+        let picked = ports
+            .lock()
+            .pick(net.key(), range, start, |i| net.reserved_ports(i));
+        let Some(port) = picked else {
+            if !retried && ports.lock().forget_seen(net.key()) {
+                retried = true;
+                continue;
+            }
+            return Err(errno::eaddrinuse());
+        };
+        SockAddr::write_port(&mut raw, port);
+        match res.bind(src, &raw) {
+            Ok(()) => break,
+            Err(e) => {
+                let taken = e == errno::eaddrinuse();
+                ports.lock().missed(net.key(), port, taken);
+                if !taken {
+                    return Err(e);
+                }
+            }
+        }
+    }
+    if reuse != Reuse::No {
+        res.set_reuse(reuse);
+    }
+    Ok(res)
+}
+
 /// The range is full: join a port held by this module's active ids whose
 /// 4-tuples all differ from this id's, as upstream's allocator would.
 fn share(
     req: &bindings::rdma_cm_port_req,
+    net: &Net<'_>,
     src_raw: &mut [u8],
     mut tuple: Tuple,
 ) -> Result<Reservation> {
     let mut table = active()?.lock();
     let port = table
-        .find_shareable(req.net as usize, &tuple)
+        .find_shareable(net.key(), &tuple)
         .ok_or_else(errno::eaddrinuse)?;
     tuple.src.port = port;
     // Bind a copy: the id's address changes only once the port is ours.
     let mut raw = [0u8; SS_LEN];
     raw.copy_from_slice(src_raw);
     SockAddr::write_port(&mut raw, port);
-    let res = Reservation::bind(req.net, &tuple.src, &raw, Reuse::Force, req.afonly)?;
-    record_active(&mut table, req.net as usize, res.as_ptr() as usize, tuple)?;
+    let res = Reservation::take(net, &tuple.src, &raw, Reuse::Force, req.afonly)?;
+    record_active(&mut table, net.key(), res.as_ptr() as usize, tuple)?;
     SockAddr::write_port(src_raw, port);
     Ok(res)
 }
@@ -276,15 +391,13 @@ fn share(
 /// # Safety
 ///
 /// `sock` is a socket this module gave the rdma_cm and has not released.
-unsafe extern "C" fn listen(sock: *mut bindings::socket) -> core::ffi::c_int {
-    // SAFETY: the rdma_cm still owns `sock`; ManuallyDrop keeps it so.
-    let Some(res) = (unsafe { Reservation::from_raw(sock) }).map(ManuallyDrop::new) else {
-        return EINVAL.to_errno();
-    };
-    match res.make_exclusive() {
-        Ok(()) => 0,
-        Err(e) => e.to_errno(),
-    }
+unsafe extern "C" fn listen(sock: *mut bindings::socket) -> c_int {
+    from_result(|| {
+        // SAFETY: the rdma_cm owns `sock` and keeps it for this call.
+        let res = unsafe { Reservation::borrow(sock) }.ok_or(EINVAL)?;
+        res.make_exclusive()?;
+        Ok(0)
+    })
 }
 
 /// The `release_port` operation: see `struct rdma_cm_port_ops`.
@@ -297,6 +410,7 @@ unsafe extern "C" fn release_port(sock: *mut bindings::socket) {
     let res = unsafe { Reservation::from_raw(sock) };
     if let (Some(res), Ok(shared)) = (&res, shared()) {
         shared.tally.lock().uncharge(res.uid(), res.net_key());
+        shared.ports.lock().release(res.net_key(), res.port());
     }
     if ACTIVE_IN_USE.load(Ordering::Acquire) {
         if let Ok(table) = active() {

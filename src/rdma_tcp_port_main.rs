@@ -13,6 +13,9 @@
 //! Layers, one file each:
 //! - `provider`: the `struct rdma_cm_port_ops` callbacks (C boundary);
 //! - `reservation`: a port held by a kernel TCP socket (socket layer);
+//! - `net`: the id's network namespace (its port range and sysctls);
+//! - `ports`: the ports held per namespace, for the ephemeral search;
+//! - `ephemeral`: that search, pure, also unit-tested on the host;
 //! - `active`: active-side ports shared under the 4-tuple rule;
 //! - `limit`: the ports each user holds, and the cap on them;
 //! - `caller`: the task asking for a port (uid, `RLIMIT_NOFILE`);
@@ -23,10 +26,13 @@ use kernel::prelude::*;
 
 mod active;
 mod caller;
+pub mod ephemeral;
 mod errno;
 mod limit;
+mod net;
 mod param;
 pub mod policy;
+mod ports;
 mod provider;
 mod reservation;
 
@@ -79,13 +85,13 @@ pub extern "C" fn rdma_tcp_port_kunit_set_idr(on: bool) -> bool {
 /// `val` is a NUL-terminated string.
 #[cfg(not(MODULE))]
 #[no_mangle]
-pub unsafe extern "C" fn rdma_tcp_port_kunit_set_reserve(val: *const core::ffi::c_char) -> i32 {
+pub unsafe extern "C" fn rdma_tcp_port_kunit_set_reserve(val: *const kernel::ffi::c_char) -> i32 {
     // SAFETY: the caller passes a NUL-terminated string.
-    let val = unsafe { core::ffi::CStr::from_ptr(val) };
-    match param::set_reserve(val.to_bytes()) {
-        Ok(()) => 0,
-        Err(e) => e.to_errno(),
-    }
+    let val = unsafe { core::ffi::CStr::from_ptr(val.cast()) };
+    kernel::error::from_result(|| {
+        param::set_reserve(val.to_bytes())?;
+        Ok(0)
+    })
 }
 
 /// For the built-in KUnit suite: sets the `user_share` parameter from its
@@ -96,11 +102,13 @@ pub unsafe extern "C" fn rdma_tcp_port_kunit_set_reserve(val: *const core::ffi::
 /// `val` is a NUL-terminated string.
 #[cfg(not(MODULE))]
 #[no_mangle]
-pub unsafe extern "C" fn rdma_tcp_port_kunit_set_user_share(val: *const core::ffi::c_char) -> i32 {
+pub unsafe extern "C" fn rdma_tcp_port_kunit_set_user_share(
+    val: *const kernel::ffi::c_char,
+) -> i32 {
     // SAFETY: the caller passes a NUL-terminated string.
-    let val = unsafe { core::ffi::CStr::from_ptr(val) };
-    match param::set_user_share(val.to_bytes()) {
-        Ok(()) => 0,
-        Err(e) => e.to_errno(),
-    }
+    let val = unsafe { core::ffi::CStr::from_ptr(val.cast()) };
+    kernel::error::from_result(|| {
+        param::set_user_share(val.to_bytes())?;
+        Ok(0)
+    })
 }

@@ -5,6 +5,8 @@
 //! The socket is only ever bound: it never listens or connects, so it takes
 //! part in the host's bind conflict rules without receiving any traffic.
 
+use core::marker::PhantomData;
+use core::mem::ManuallyDrop;
 use core::ptr::NonNull;
 
 use kernel::bindings;
@@ -12,6 +14,7 @@ use kernel::error::to_result;
 use kernel::prelude::*;
 
 use crate::errno;
+use crate::net::{Net, NetKey};
 use crate::policy::{SockAddr, AF_INET6};
 
 /// How the socket shares its port, as `sk_reuse`.
@@ -49,24 +52,15 @@ pub(crate) struct Reservation {
 }
 
 impl Reservation {
-    /// Takes `addr` (port 0: a port of the host's choosing) in `net`, as a
-    /// TCP socket with `reuse` and, for IPv6, `v6only` would.
-    ///
-    /// Errors are the host's own: `EADDRINUSE`, `EACCES`, `EADDRNOTAVAIL`...
-    pub(crate) fn bind(
-        net: *mut bindings::net,
-        addr: &SockAddr,
-        raw: &[u8],
-        reuse: Reuse,
-        v6only: bool,
-    ) -> Result<Self> {
+    /// A new TCP socket of `family` in `net`, not bound yet, with
+    /// `v6only` for IPv6 (`IPV6_V6ONLY`).
+    pub(crate) fn new(net: &Net<'_>, family: u16, v6only: bool) -> Result<Self> {
         let mut sock = core::ptr::null_mut();
-        // SAFETY: `net` is the namespace of an rdma_cm id, which holds a
-        // reference on it for as long as the id, and so this socket, lives.
+        // SAFETY: `net` is live for as long as the socket (`Net` invariant).
         to_result(unsafe {
             bindings::sock_create_kern(
-                net,
-                i32::from(addr.family),
+                net.as_ptr(),
+                i32::from(family),
                 bindings::sock_type_SOCK_STREAM as i32,
                 bindings::IPPROTO_TCP as i32,
                 &mut sock,
@@ -76,33 +70,70 @@ impl Reservation {
         let this = Self {
             sock: NonNull::new(sock).ok_or(ENOMEM)?,
         };
-        // A new socket starts with SK_NO_REUSE: an IPv4 one without reuse
-        // has nothing to set.
-        if reuse != Reuse::No || addr.family == AF_INET6 {
+        if family == AF_INET6 {
             let sk = this.sk();
-            // SAFETY: `sk` is the live `struct sock` of our socket.
-            // lock_sock() serialises with the socket's own option and bind
-            // paths, as in sock_set_reuseaddr() and ip6_sock_set_v6only().
+            // SAFETY: `sk` is the live `struct sock` of our socket; under
+            // lock_sock(), as in ip6_sock_set_v6only().
             unsafe {
                 bindings::lock_sock_nested(sk, 0);
-                (*sk).__sk_common.set_skc_reuse(reuse.as_sk_reuse());
-                if addr.family == AF_INET6 {
-                    (*sk).__sk_common.set_skc_ipv6only(u8::from(v6only));
-                }
+                (*sk).__sk_common.set_skc_ipv6only(u8::from(v6only));
                 bindings::release_sock(sk);
             }
         }
+        Ok(this)
+    }
+
+    /// Takes `addr` (port 0: a port of the host's choosing) in `net`, as a
+    /// TCP socket with `reuse` and, for IPv6, `v6only` would.
+    ///
+    /// Errors are the host's own: `EADDRINUSE`, `EACCES`, `EADDRNOTAVAIL`...
+    pub(crate) fn take(
+        net: &Net<'_>,
+        addr: &SockAddr,
+        raw: &[u8],
+        reuse: Reuse,
+        v6only: bool,
+    ) -> Result<Self> {
+        let this = Self::new(net, addr.family, v6only)?;
+        // A new socket starts with SK_NO_REUSE.
+        if reuse != Reuse::No {
+            this.set_reuse(reuse);
+        }
+        this.bind(addr, raw)?;
+        Ok(this)
+    }
+
+    /// Sets how the socket shares its port (`SO_REUSEADDR`, which TCP also
+    /// allows after bind).
+    pub(crate) fn set_reuse(&self, reuse: Reuse) {
+        let sk = self.sk();
+        if reuse == Reuse::Can {
+            // SAFETY: `sk` is the live `struct sock` of our socket.
+            unsafe { bindings::sock_set_reuseaddr(sk) };
+            return;
+        }
+        // SAFETY: `sk` is live; under lock_sock(), as sock_set_reuseaddr()
+        // sets `SK_CAN_REUSE`, for the values it has no setter for.
+        unsafe {
+            bindings::lock_sock_nested(sk, 0);
+            (*sk).__sk_common.set_skc_reuse(reuse.as_sk_reuse());
+            bindings::release_sock(sk);
+        }
+    }
+
+    /// Binds the socket to `addr`, whose `struct sockaddr_in{,6}` is `raw`.
+    /// After `EADDRINUSE` the socket is still unbound and may try again.
+    pub(crate) fn bind(&self, addr: &SockAddr, raw: &[u8]) -> Result {
         let len = addr.sockaddr_len().min(raw.len());
-        // SAFETY: `raw` holds a `struct sockaddr_in{,6}` of at least `len`
-        // bytes; kernel_bind() only reads it.
+        // SAFETY: `raw` holds at least `len` bytes; kernel_bind() only
+        // reads them.
         to_result(unsafe {
             bindings::kernel_bind(
-                this.sock.as_ptr(),
+                self.sock.as_ptr(),
                 raw.as_ptr().cast_mut().cast(),
                 len as i32,
             )
-        })?;
-        Ok(this)
+        })
     }
 
     fn sk(&self) -> *mut bindings::sock {
@@ -111,25 +142,17 @@ impl Reservation {
         unsafe { (*self.sock.as_ptr()).sk }
     }
 
-    /// The local port the host stack gave the socket.
-    pub(crate) fn port(&self) -> Result<u16> {
-        // SAFETY: all-zero bytes are a valid `sockaddr_storage`.
-        let mut ss: bindings::__kernel_sockaddr_storage = unsafe { core::mem::zeroed() };
-        // SAFETY: the socket is live and `ss` is large enough for any family.
-        let len = unsafe {
-            bindings::kernel_getsockname(self.sock.as_ptr(), core::ptr::from_mut(&mut ss).cast())
-        };
-        to_result(len)?;
-        // SAFETY: `ss` is a plain byte-addressable value of this size.
-        let raw = unsafe {
-            core::slice::from_raw_parts(
-                core::ptr::from_ref(&ss).cast::<u8>(),
-                core::mem::size_of_val(&ss),
-            )
-        };
-        SockAddr::parse(raw)
-            .map(|a| a.port)
-            .ok_or_else(errno::eafnosupport)
+    /// The local port the host stack gave the socket; 0 before bind.
+    pub(crate) fn port(&self) -> u16 {
+        // SAFETY: `sk` is live; `inet_num` is written by bind, which only
+        // the owner of this value calls.
+        unsafe {
+            (*self.sk())
+                .__sk_common
+                .__bindgen_anon_3
+                .__bindgen_anon_1
+                .skc_num
+        }
     }
 
     /// Applies TCP's listen rule: taking the port fails if another socket
@@ -138,7 +161,7 @@ impl Reservation {
     /// that shares its port with other sockets, right after its bind; for
     /// one with reuse when it starts listening.
     pub(crate) fn make_exclusive(&self) -> Result {
-        let port = self.port()?;
+        let port = self.port();
         let sk = self.sk();
         // SAFETY: `sk` is live. Under lock_sock() we run the protocol's
         // get_port() on the bound port again in the TCP_LISTEN state, which
@@ -174,9 +197,9 @@ impl Reservation {
     }
 
     /// The socket's namespace, as a key (`sock_net()`).
-    pub(crate) fn net_key(&self) -> usize {
+    pub(crate) fn net_key(&self) -> NetKey {
         // SAFETY: `sk` is live; a socket never changes namespace.
-        unsafe { (*self.sk()).__sk_common.skc_net.net as usize }
+        unsafe { (*self.sk()).__sk_common.skc_net.net as NetKey }
     }
 
     /// Hands the socket to the rdma_cm, which keeps it in the id.
@@ -196,9 +219,39 @@ impl Reservation {
         NonNull::new(sock).map(|sock| Self { sock })
     }
 
+    /// Lends a socket given out by [`Reservation::into_raw`], which its
+    /// owner keeps: the borrow does not release it.
+    ///
+    /// # Safety
+    ///
+    /// `sock` came from `into_raw()`, and its owner neither releases it nor
+    /// hands it back for `'a`.
+    pub(crate) unsafe fn borrow<'a>(sock: *mut bindings::socket) -> Option<Borrowed<'a>> {
+        // INVARIANT: the owner keeps the socket live for `'a`; ManuallyDrop
+        // keeps the borrow from releasing it.
+        NonNull::new(sock).map(|sock| Borrowed {
+            res: ManuallyDrop::new(Self { sock }),
+            _owner: PhantomData,
+        })
+    }
+
     /// The socket pointer, as the rdma_cm stores it.
     pub(crate) fn as_ptr(&self) -> *mut bindings::socket {
         self.sock.as_ptr()
+    }
+}
+
+/// A [`Reservation`] that the rdma_cm owns, lent for one call.
+pub(crate) struct Borrowed<'a> {
+    res: ManuallyDrop<Reservation>,
+    _owner: PhantomData<&'a Reservation>,
+}
+
+impl core::ops::Deref for Borrowed<'_> {
+    type Target = Reservation;
+
+    fn deref(&self) -> &Reservation {
+        &self.res
     }
 }
 

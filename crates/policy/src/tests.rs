@@ -129,9 +129,28 @@ fn reserve_iwarp_covers_what_can_meet_host_tcp() {
         ((false, false, false), [true, false, false]), // wildcard, no iWARP
     ];
     for ((bound, iwarp, in_net), want) in cases {
-        let got =
-            [Reserve::All, Reserve::Iwarp, Reserve::None].map(|r| r.covers(bound, iwarp, in_net));
+        let got = [Reserve::All, Reserve::Iwarp, Reserve::None]
+            .map(|r| r.covers(bound, iwarp, || in_net));
         assert_eq!(got, want, "{bound} {iwarp} {in_net}");
+    }
+}
+
+#[test]
+fn only_reserve_iwarp_on_a_wildcard_id_asks_for_the_devices() {
+    // The answer takes the rdma_cm's device list lock: nobody else asks.
+    for r in [Reserve::All, Reserve::Iwarp, Reserve::None] {
+        for bound in [false, true] {
+            let asked = core::cell::Cell::new(false);
+            r.covers(bound, false, || {
+                asked.set(true);
+                true
+            });
+            assert_eq!(
+                asked.get(),
+                r == Reserve::Iwarp && !bound,
+                "{r:?} bound={bound}"
+            );
+        }
     }
 }
 
