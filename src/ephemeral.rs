@@ -12,6 +12,11 @@
 //! and tries only ports in neither, each with an explicit bind: one
 //! bind-bucket lookup, in which the host still decides.
 //!
+//! When no port is left in neither map but some were only found taken,
+//! one of those may have been let go since: the host's own `bind(0)`
+//! search decides, as it did for every port-0 bind before, and a port it
+//! finds shows the hints stale, which are then forgotten.
+//!
 //! Expected cost. With the range filled by RDMA ids alone, a port in
 //! neither map is free: the first try succeeds at any fill level, and
 //! finding it is a scan of at most `range / 64` words of the map. Where

@@ -163,17 +163,22 @@ static RESERVE_OPS: bindings::kernel_param_ops = bindings::kernel_param_ops {
     free: None,
 };
 
+// Declared as `module!` declares it. Without lockdep `struct module` holds
+// an empty `struct lockdep_map`, which the lint calls not FFI-safe; only
+// the symbol's address is taken here, never its contents.
 #[cfg(MODULE)]
+#[allow(improper_ctypes)]
 extern "C" {
-    static mut __this_module: bindings::module;
+    static mut __this_module: kernel::types::Opaque<bindings::module>;
 }
 
 /// `THIS_MODULE`, usable in a static initializer.
 pub(crate) const fn this_module() -> *mut bindings::module {
     #[cfg(MODULE)]
     {
-        // Taking the address of an extern static needs no `unsafe`.
-        &raw mut __this_module
+        // Taking the address of an extern static needs no `unsafe`;
+        // `Opaque<T>` has the layout of `T`.
+        (&raw mut __this_module).cast()
     }
     #[cfg(not(MODULE))]
     {

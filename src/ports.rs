@@ -125,15 +125,18 @@ impl Ports {
         }
     }
 
-    /// Forgets what binds found taken in `net`; whether there was anything.
-    pub(crate) fn forget_seen(&mut self, net: NetKey) -> bool {
-        match self.nets.get_mut(&net) {
-            Some(n) if n.seen_any => {
+    /// Whether binds in `net` found ports taken by others.
+    pub(crate) fn any_seen(&self, net: NetKey) -> bool {
+        self.nets.get(&net).is_some_and(|n| n.seen_any)
+    }
+
+    /// Forgets what binds found taken in `net`.
+    pub(crate) fn forget_seen(&mut self, net: NetKey) {
+        if let Some(n) = self.nets.get_mut(&net) {
+            if n.seen_any {
                 n.seen.fill(0);
                 n.seen_any = false;
-                true
             }
-            _ => false,
         }
     }
 

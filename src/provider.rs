@@ -17,7 +17,7 @@ use crate::active::ActivePorts;
 use crate::caller::{self, Caller};
 use crate::errno;
 use crate::limit::Tally;
-use crate::net::{Net, NetKey};
+use crate::net::Net;
 use crate::param;
 use crate::policy::{self, SockAddr, Tuple};
 use crate::ports::{self, Ports};
@@ -49,12 +49,18 @@ struct Shared {
     /// Active-side ports shared under the 4-tuple rule.
     #[pin]
     active: Mutex<ActivePorts>,
-    /// Ports held per user, and the cap on them.
+    /// The ports held, per user and per namespace: one lock, taken once
+    /// before a bind and once at release.
     #[pin]
-    tally: Mutex<Tally>,
-    /// Ports held per namespace, for the ephemeral search.
-    #[pin]
-    ports: Mutex<Ports>,
+    books: Mutex<Books>,
+}
+
+/// The ports held, as the bind path counts them.
+struct Books {
+    /// Per user, and the cap on them.
+    tally: Tally,
+    /// Per namespace, for the ephemeral search.
+    ports: Ports,
 }
 
 static SHARED: AtomicPtr<Shared> = AtomicPtr::new(core::ptr::null_mut());
@@ -95,8 +101,13 @@ impl Provider {
         let shared = KBox::pin_init(
             pin_init!(Shared {
                 active <- kernel::new_mutex!(ActivePorts::new(), "rdma_tcp_port_active"),
-                tally <- kernel::new_mutex!(Tally::new(), "rdma_tcp_port_tally"),
-                ports <- kernel::new_mutex!(Ports::new(), "rdma_tcp_port_ports"),
+                books <- kernel::new_mutex!(
+                    Books {
+                        tally: Tally::new(),
+                        ports: Ports::new(),
+                    },
+                    "rdma_tcp_port_books"
+                ),
             }),
             GFP_KERNEL,
         )?;
@@ -121,21 +132,27 @@ impl Drop for Provider {
     }
 }
 
-/// One port counted against a user until [`Charge::keep`]: dropped
-/// before that, it gives the port back to the count.
-struct Charge {
-    tally: &'static Mutex<Tally>,
+const SS_LEN: usize = size_of::<bindings::__kernel_sockaddr_storage>();
+
+/// A port being taken, counted against the user and in its namespace's
+/// port map until [`Claim::keep`]: dropped before that, both counts are
+/// undone and the port it took, if any, is marked free again.
+struct Claim<'a> {
+    books: &'static Mutex<Books>,
+    net: &'a Net<'a>,
     uid: u32,
-    net: NetKey,
+    port: Option<u16>,
 }
 
-impl Charge {
-    /// Counts a port in `net` for the current task, within its cap.
-    fn take(net: &Net<'_>) -> Result<Self> {
-        let tally = &shared()?.tally;
+impl<'a> Claim<'a> {
+    /// Counts a port in `net` for the current task, within its cap; an
+    /// explicit `port` is marked as taken at once, in the same pass.
+    fn take(net: &'a Net<'a>, port: Option<u16>) -> Result<Self> {
+        let books = &shared()?.books;
         let caller = Caller::current();
         let cap = caller.cap_in(net, param::user_share());
-        let charged = tally.lock().charge(caller.uid, net.key(), cap);
+        let mut b = books.lock();
+        let charged = b.tally.charge(caller.uid, net.key(), cap);
         if let (Err(e), Some(cap)) = (&charged, cap) {
             if *e == EMFILE && caller::ratelimit() {
                 pr_info!(
@@ -147,65 +164,47 @@ impl Charge {
             }
         }
         charged?;
+        if let Err(e) = b.ports.enter(net.key()) {
+            b.tally.uncharge(caller.uid, net.key());
+            return Err(e);
+        }
+        if let Some(port) = port {
+            b.ports.hold(net.key(), port);
+        }
         Ok(Self {
-            tally,
-            uid: caller.uid,
-            net: net.key(),
-        })
-    }
-
-    /// The port is held: it stays counted until `release_port`.
-    fn keep(self) {
-        core::mem::forget(self);
-    }
-}
-
-impl Drop for Charge {
-    fn drop(&mut self) {
-        self.tally.lock().uncharge(self.uid, self.net);
-    }
-}
-
-const SS_LEN: usize = size_of::<bindings::__kernel_sockaddr_storage>();
-
-/// One reservation counted in its namespace's port map until
-/// [`Slot::keep`]: dropped before that, it is uncounted, and the port it
-/// took, if any, marked free again.
-struct Slot<'a> {
-    ports: &'static Mutex<Ports>,
-    net: &'a Net<'a>,
-    port: Option<u16>,
-}
-
-impl<'a> Slot<'a> {
-    fn enter(net: &'a Net<'a>) -> Result<Self> {
-        let ports = &shared()?.ports;
-        ports.lock().enter(net.key())?;
-        Ok(Self {
-            ports,
+            books,
             net,
-            port: None,
+            uid: caller.uid,
+            port,
         })
     }
 
-    /// The reservation took `port`.
-    fn took(&mut self, port: u16) {
-        self.ports.lock().hold(self.net.key(), port);
+    /// The reservation took `port`, which [`Ports::pick`] marked already.
+    fn picked(&mut self, port: u16) {
         self.port = Some(port);
     }
 
-    /// The reservation keeps its port until `release_port`.
+    /// The reservation took `port`, not marked yet.
+    fn took(&mut self, port: u16) {
+        if self.port != Some(port) {
+            self.books.lock().ports.hold(self.net.key(), port);
+            self.port = Some(port);
+        }
+    }
+
+    /// The reservation keeps its port, counted until `release_port`.
     fn keep(self) {
         core::mem::forget(self);
     }
 }
 
-impl Drop for Slot<'_> {
+impl Drop for Claim<'_> {
     fn drop(&mut self) {
-        let mut ports = self.ports.lock();
+        let mut b = self.books.lock();
+        b.tally.uncharge(self.uid, self.net.key());
         match self.port {
-            Some(port) => ports.release(self.net.key(), port),
-            None => ports.leave(self.net.key()),
+            Some(port) => b.ports.release(self.net.key(), port),
+            None => b.ports.leave(self.net.key()),
         }
     }
 }
@@ -252,21 +251,20 @@ fn take_port(
     policy::admit(req.dev_bound, req.iwarp, track).map_err(|_| errno::eopnotsupp())?;
     req.track = track;
     let src = SockAddr::parse(src_raw).ok_or_else(errno::eafnosupport)?;
-    let charge = Charge::take(net)?;
-    let mut slot = Slot::enter(net)?;
+    let mut claim = Claim::take(net, (src.port != 0).then_some(src.port))?;
     // Only ids that rdma_resolve_addr() bound to port 0 may share a port.
     let sharing = SockAddr::parse(dst_raw)
         .map(|dst| Tuple { src, dst })
         .filter(|t| t.is_active() && src.port == 0);
-    let res = match (bind(req, net, &src, src_raw), sharing) {
+    let res = match (bind(req, net, &src, src_raw, &mut claim), sharing) {
         (Err(e), Some(tuple)) if e == errno::eaddrinuse() => {
             let res = share(req, net, src_raw, tuple)?;
-            slot.took(res.port());
+            claim.took(res.port());
             res
         }
         (res, sharing) => {
             let res = res?;
-            slot.took(res.port());
+            claim.took(res.port());
             if let Some(mut tuple) = sharing {
                 tuple.src.port = res.port();
                 let key = res.as_ptr() as usize;
@@ -276,8 +274,7 @@ fn take_port(
             res
         }
     };
-    slot.keep();
-    charge.keep();
+    claim.keep();
     Ok(Some(res))
 }
 
@@ -292,9 +289,10 @@ fn bind(
     net: &Net<'_>,
     src: &SockAddr,
     src_raw: &[u8],
+    claim: &mut Claim<'_>,
 ) -> Result<Reservation> {
     if src.port == 0 {
-        return bind_ephemeral(req, net, src, src_raw);
+        return bind_ephemeral(req, net, src, src_raw, claim);
     }
     if req.reuseaddr {
         return Reservation::take(net, src, src_raw, Reuse::Can, req.afonly);
@@ -311,8 +309,9 @@ fn bind(
 
 /// Takes an ephemeral port for a port-0 id: ports of the namespace's
 /// `ip_local_port_range` that the port map does not know as taken are tried
-/// with explicit binds (see [`crate::ephemeral`]) from a random one on, and
-/// when none is left, the ports found taken by others are tried again once.
+/// with explicit binds (see [`crate::ephemeral`]) from a random one on;
+/// when none is left but some were only found taken by others, the host's
+/// own `bind(0)` search decides.
 /// The socket binds without reuse, so it takes a port on which it conflicts
 /// with nobody, as a port-0 bind does; an id with reuse gets it afterwards.
 /// A range that reaches below `ip_unprivileged_port_start` is left to the
@@ -322,35 +321,43 @@ fn bind_ephemeral(
     net: &Net<'_>,
     src: &SockAddr,
     src_raw: &[u8],
+    claim: &mut Claim<'_>,
 ) -> Result<Reservation> {
     let range = net.local_port_range();
     let reuse = if req.reuseaddr { Reuse::Can } else { Reuse::No };
     if u32::from(range.0) < net.unprivileged_port_start() {
         return Reservation::take(net, src, src_raw, reuse, req.afonly);
     }
-    let ports = &shared()?.ports;
+    let books = &shared()?.books;
     let res = Reservation::new(net, src.family, req.afonly)?;
     let mut raw = [0u8; SS_LEN];
     raw.copy_from_slice(src_raw);
     let start = ports::random_start(range);
-    let mut retried = false;
     loop {
-        let picked = ports
+        let picked = books
             .lock()
+            .ports
             .pick(net.key(), range, start, |i| net.reserved_ports(i));
         let Some(port) = picked else {
-            if !retried && ports.lock().forget_seen(net.key()) {
-                retried = true;
-                continue;
+            // Every port is ours or was found taken. A port found taken may
+            // have been let go since: then the host's own search decides,
+            // and a port it finds shows the hints stale.
+            if !books.lock().ports.any_seen(net.key()) {
+                return Err(errno::eaddrinuse());
             }
-            return Err(errno::eaddrinuse());
+            res.bind(src, src_raw)?;
+            books.lock().ports.forget_seen(net.key());
+            break;
         };
         SockAddr::write_port(&mut raw, port);
         match res.bind(src, &raw) {
-            Ok(()) => break,
+            Ok(()) => {
+                claim.picked(port);
+                break;
+            }
             Err(e) => {
                 let taken = e == errno::eaddrinuse();
-                ports.lock().missed(net.key(), port, taken);
+                books.lock().ports.missed(net.key(), port, taken);
                 if !taken {
                     return Err(e);
                 }
@@ -409,8 +416,9 @@ unsafe extern "C" fn release_port(sock: *mut bindings::socket) {
     // SAFETY: the rdma_cm gives the socket back and forgets it.
     let res = unsafe { Reservation::from_raw(sock) };
     if let (Some(res), Ok(shared)) = (&res, shared()) {
-        shared.tally.lock().uncharge(res.uid(), res.net_key());
-        shared.ports.lock().release(res.net_key(), res.port());
+        let mut b = shared.books.lock();
+        b.tally.uncharge(res.uid(), res.net_key());
+        b.ports.release(res.net_key(), res.port());
     }
     if ACTIVE_IN_USE.load(Ordering::Acquire) {
         if let Ok(table) = active() {

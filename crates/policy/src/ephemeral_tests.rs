@@ -124,16 +124,19 @@ fn take(
     start: u16,
     reserved: &[u64],
 ) -> Option<u16> {
-    let mut retried = false;
     loop {
         let picked = find_free(range.0, range.1, start, |i| ours[i] | seen[i] | reserved[i]);
         let Some(port) = picked else {
-            if !retried && seen.iter().any(|&w| w != 0) {
-                seen.fill(0);
-                retried = true;
-                continue;
+            if seen.iter().all(|&w| w == 0) {
+                return None;
             }
-            return None;
+            // The host's own bind(0): a port nobody holds, not reserved.
+            let port =
+                (range.0..=range.1).find(|&p| !host.held.contains(&p) && !test(reserved, p))?;
+            host.bind(port);
+            seen.fill(0);
+            assign(ours, port, true);
+            return Some(port);
         };
         assign(ours, port, true);
         if host.bind(port) {
