@@ -9,7 +9,8 @@
  * not asserted; a case fails only if an operation it times fails.
  *
  * The variants, switched between repetitions so that each repetition times
- * all of them back to back:
+ * all of them back to back, in an order that turns from one repetition to
+ * the next (report.py divides them within each repetition):
  *   upstream      no provider: the rdma_cm's own port table
  *   module        the Rust provider, idr=1 (its default)
  *   module_noidr  the Rust provider, idr=0
@@ -43,12 +44,16 @@ static const char * const variant_name[] = {
 	"upstream", "module", "module_noidr", "seed_c", "floor"
 };
 
-#define OPS_PER_REP	1000
-#define REPS		25		/* after one warm-up repetition */
+/*
+ * Per port, REPS * NR_VARIANTS * OPS_PER_REP operations: 38 s at 50 us per
+ * operation (a slow TCG guest), well inside KUnit's 300 s per case.
+ */
+#define OPS_PER_REP	500
+#define REPS		301		/* after one warm-up repetition */
 #define FIXED_PORT	20000		/* below the ephemeral range */
 #define MEM_IDS		10000
 #define MT_OPS		2000		/* per thread */
-#define MT_REPS		5
+#define MT_REPS		21
 
 static const struct rdma_cm_port_ops *module_ops;
 
@@ -137,19 +142,47 @@ static u64 median(u64 *v, int n)
 	return v[n / 2];
 }
 
-/* Per-operation cost, every variant in each repetition, median of REPS. */
+/*
+ * The variant timed @i-th in repetition @rep: the order turns by one place
+ * from one repetition to the next and runs backwards every other round of
+ * NR_VARIANTS repetitions, so that each variant is timed in every place and
+ * after each of its neighbours.  The warm-up (@rep < 0) runs them in order.
+ */
+static enum variant rep_variant(int rep, int i)
+{
+	if (rep < 0)
+		return i;
+	if ((rep / NR_VARIANTS) % 2)
+		i = NR_VARIANTS - 1 - i;
+	return (rep + i) % NR_VARIANTS;
+}
+
+/*
+ * Per-operation cost: in each repetition every variant does OPS_PER_REP
+ * operations back to back, and the repetition is printed as one line, from
+ * which report.py takes the paired ratios; then each variant's median.
+ */
 static void per_op_port(struct kunit *test, u16 port)
 {
-	u64 ns[NR_VARIANTS][REPS];
-	int rep, v, i, ret;
+	const char *port_name = port ? "fixed" : "0";
+	u64 (*ns)[REPS];
+	int rep, v, i, op, ret;
 
+	ns = kunit_kcalloc(test, NR_VARIANTS, sizeof(*ns), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ns);
 	for (rep = -1; rep < REPS; rep++) {
-		for (v = 0; v < NR_VARIANTS; v++) {
+		char order[64];
+		int len = 0;
+
+		for (i = 0; i < NR_VARIANTS; i++) {
 			u64 t0;
 
+			v = rep_variant(rep, i);
+			len += scnprintf(order + len, sizeof(order) - len, "%s%s",
+					 i ? "," : "", variant_name[v]);
 			KUNIT_ASSERT_EQ(test, use_variant(v), 0);
 			t0 = ktime_get_ns();
-			for (i = 0; i < OPS_PER_REP; i++) {
+			for (op = 0; op < OPS_PER_REP; op++) {
 				ret = v == FLOOR ? floor_op(port) : rdma_op(port);
 				KUNIT_ASSERT_EQ(test, ret, 0);
 			}
@@ -157,20 +190,32 @@ static void per_op_port(struct kunit *test, u16 port)
 				ns[v][rep] = div_u64(ktime_get_ns() - t0,
 						     OPS_PER_REP);
 		}
+		if (rep < 0)
+			continue;
+		kunit_info(test,
+			   "BENCH per_op_rep port=%s rep=%d upstream=%llu module=%llu module_noidr=%llu seed_c=%llu floor=%llu order=%s\n",
+			   port_name, rep, ns[UPSTREAM][rep], ns[MODULE][rep],
+			   ns[MODULE_NOIDR][rep], ns[SEED_C][rep],
+			   ns[FLOOR][rep], order);
 	}
 	for (v = 0; v < NR_VARIANTS; v++) {
 		u64 med = median(ns[v], REPS);
 
 		kunit_info(test,
 			   "BENCH per_op port=%s variant=%s median_ns=%llu min_ns=%llu max_ns=%llu reps=%d ops=%d\n",
-			   port ? "fixed" : "0", variant_name[v], med,
+			   port_name, variant_name[v], med,
 			   ns[v][0], ns[v][REPS - 1], REPS, OPS_PER_REP);
 	}
 }
 
-static void per_op(struct kunit *test)
+/* Two cases, so that each has KUnit's 300 s to itself. */
+static void per_op_port0(struct kunit *test)
 {
 	per_op_port(test, 0);
+}
+
+static void per_op_fixed(struct kunit *test)
+{
 	per_op_port(test, FIXED_PORT);
 }
 
@@ -239,22 +284,52 @@ static void slab_per_id(struct kunit *test)
 }
 
 /*
- * Filling the ephemeral range: port-0 ids are bound until the range is
+ * Filling the ephemeral range: ports are bound to port 0 until the range is
  * exhausted, each bind timed, and the k-th bind's cost is reported against k
- * in 100 buckets.  KUnit gives each case 300 s, which the host allocator's
- * scans near the end exceed under TCG, so the fill runs as the steps of a
- * parameterised case, the ids kept here from one step to the next.
+ * in 100 buckets of the range.  KUnit gives each case 300 s, which the host
+ * allocator's scans near the end exceed under TCG, so the fill runs as the
+ * steps of a parameterised case, what is bound kept here from one step to
+ * the next.  The curves:
+ *   upstream      RDMA ids, no provider: the rdma_cm's rover
+ *   module        RDMA ids, the Rust provider
+ *   host          plain kernel TCP sockets, kernel_bind() alone timed: the
+ *                 host's own bind(0) search, which the module used to follow
+ *   module_mixed  half the range first taken by plain sockets bound to port
+ *                 0 (as a busy host's clients hold them; not reported), then
+ *                 RDMA ids with the Rust provider: the curve starts at 50 %
  */
+enum fill_curve { FILL_UPSTREAM, FILL_MODULE, FILL_HOST, FILL_MIXED };
+
+static const struct fill_kind {
+	const char *name;
+	enum variant v;		/* who gives the RDMA ids their port */
+	bool plain;		/* plain sockets only, all timed */
+	int plain_permille;	/* share first taken by plain sockets */
+} fill_kinds[] = {
+	[FILL_UPSTREAM] = { .name = "upstream", .v = UPSTREAM },
+	[FILL_MODULE] = { .name = "module", .v = MODULE },
+	[FILL_HOST] = { .name = "host", .v = FLOOR, .plain = true },
+	[FILL_MIXED] = { .name = "module_mixed", .v = MODULE,
+			 .plain_permille = 500 },
+};
+
+/* Binds tried past the end of the range, the first one included. */
+#define FILL_FAIL_TRIES	9
+
 static struct {
 	struct rdma_cm_id **ids;
-	u64 *ns;		/* bind times */
-	int range, bound, err;
-	u64 fail_ns;
+	struct socket **socks;
+	u64 *ns;		/* bind times, by place in the range */
+	int range, bound, nids, nsocks;
+	int plain_upto;		/* the first binds, by plain sockets */
+	int timed_from;		/* the first bind reported */
+	int err, fails;
+	u64 fail_ns[FILL_FAIL_TRIES];
 } fill_st;
 
 /*
- * Share of the range bound by the end of each step, per mille; 1001: one
- * bind past the range, then the report.
+ * Share of the range bound by the end of each step, per mille; 1001: the
+ * binds past the range, then the report.
  */
 static const int fill_steps[] = {
 	500, 550, 600, 650, 700, 750, 800, 850, 900, 950, 1000, 1001
@@ -267,93 +342,186 @@ static void fill_step_desc(const int *step, char *desc)
 
 KUNIT_ARRAY_PARAM(fill, fill_steps, fill_step_desc);
 
-static void fill_report(struct kunit *test, enum variant v)
+/* Median of @n bind times from @v, through @tmp: @v keeps its order. */
+static u64 median_of(const u64 *v, int n, u64 *tmp)
+{
+	if (n <= 0)
+		return 0;
+	memcpy(tmp, v, n * sizeof(*v));
+	return median(tmp, n);
+}
+
+/*
+ * One bind to port 0, timed into *@t: a plain socket, kept in fill_st.socks,
+ * or an RDMA id, kept in fill_st.ids.  On failure nothing is kept.
+ */
+static int fill_bind(bool plain, u64 *t)
+{
+	struct sockaddr_in sin = any4(0);
+	struct rdma_cm_id *id;
+	struct socket *sock;
+	int ret;
+
+	*t = 0;
+	if (plain) {
+		ret = sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+				       IPPROTO_TCP, &sock);
+		if (ret)
+			return ret;
+		*t = ktime_get_ns();
+		ret = kernel_bind(sock, (struct sockaddr *)&sin, sizeof(sin));
+		*t = ktime_get_ns() - *t;
+		if (ret)
+			sock_release(sock);
+		else
+			fill_st.socks[fill_st.nsocks++] = sock;
+		return ret;
+	}
+	id = new_id();
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	*t = ktime_get_ns();
+	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
+	*t = ktime_get_ns() - *t;
+	if (ret)
+		rdma_destroy_id(id);
+	else
+		fill_st.ids[fill_st.nids++] = id;
+	return ret;
+}
+
+static void fill_report(struct kunit *test, const struct fill_kind *kind)
 {
 	int b, range = fill_st.range, bound = fill_st.bound;
-	int from, to;
-	u64 at99;
+	int from, to, first_n, at99_from, at99_to;
+	u64 first, at99, fail;
+	u64 *tmp;
 
-	kunit_info(test, "BENCH fill_end variant=%s range=%d bound=%d errno=%d fail_ns=%llu\n",
-		   variant_name[v], range, bound, -fill_st.err, fill_st.fail_ns);
-	/* The bind at 99% full: the median of those from 98.5% to 99.5%. */
-	from = range * 985 / 1000;
-	at99 = median(fill_st.ns + from, min(bound, range * 995 / 1000) - from);
+	tmp = kunit_kmalloc_array(test, range + FILL_FAIL_TRIES, sizeof(*tmp),
+				  GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tmp);
+	fail = median_of(fill_st.fail_ns, fill_st.fails, tmp);
+	kunit_info(test,
+		   "BENCH fill_end variant=%s range=%d bound=%d ids=%d socks=%d timed_from=%d errno=%d fail_ns=%llu fail_min_ns=%llu fail_max_ns=%llu fail_tries=%d\n",
+		   kind->name, range, bound, fill_st.nids, fill_st.nsocks,
+		   fill_st.timed_from, -fill_st.err, fail,
+		   fill_st.fails ? tmp[0] : 0,
+		   fill_st.fails ? tmp[fill_st.fails - 1] : 0, fill_st.fails);
+	/* The first 1 % of the range's binds that are timed. */
+	first_n = min(max(range / 100, 1), bound - fill_st.timed_from);
+	first = median_of(fill_st.ns + fill_st.timed_from, first_n, tmp);
+	/* The bind at 99 % full: the median of those from 98.5 % to 99.5 %. */
+	at99_from = max(range * 985 / 1000, fill_st.timed_from);
+	at99_to = min(bound, range * 995 / 1000);
+	at99 = median_of(fill_st.ns + at99_from, at99_to - at99_from, tmp);
 	for (b = 0; b < 100; b++) {
-		from = range * b / 100;
+		from = max(range * b / 100, fill_st.timed_from);
 		to = min(bound, range * (b + 1) / 100);
 		if (to <= from)
-			break;
+			continue;
 		kunit_info(test, "BENCH fill variant=%s bucket=%d median_ns=%llu\n",
-			   variant_name[v], b, median(fill_st.ns + from, to - from));
+			   kind->name, b,
+			   median_of(fill_st.ns + from, to - from, tmp));
 	}
-	kunit_info(test, "BENCH fill_at99 variant=%s median_ns=%llu\n",
-		   variant_name[v], at99);
+	kunit_info(test, "BENCH fill_first variant=%s from=%d n=%d median_ns=%llu\n",
+		   kind->name, fill_st.timed_from, max(first_n, 0), first);
+	kunit_info(test, "BENCH fill_at99 variant=%s from=%d n=%d median_ns=%llu\n",
+		   kind->name, at99_from, max(at99_to - at99_from, 0), at99);
+	kunit_kfree(test, tmp);
 }
 
 static void fill_free(void)
 {
-	while (fill_st.bound > 0)
-		rdma_destroy_id(fill_st.ids[--fill_st.bound]);
+	while (fill_st.nids > 0)
+		rdma_destroy_id(fill_st.ids[--fill_st.nids]);
+	while (fill_st.nsocks > 0)
+		sock_release(fill_st.socks[--fill_st.nsocks]);
 	kvfree(fill_st.ns);
+	kvfree(fill_st.socks);
 	kvfree(fill_st.ids);
 	memset(&fill_st, 0, sizeof(fill_st));
 }
 
-static void fill_variant(struct kunit *test, enum variant v)
+static void fill_start(struct kunit *test, const struct fill_kind *kind)
 {
+	int low, high, n;
+
+	fill_free();
+	inet_get_local_port_range(&init_net, &low, &high);
+	fill_st.range = high - low + 1;
+	/* The range, and the binds past it that succeed against all odds. */
+	n = fill_st.range + FILL_FAIL_TRIES;
+	fill_st.ids = kvcalloc(n, sizeof(*fill_st.ids), GFP_KERNEL);
+	fill_st.socks = kvcalloc(n, sizeof(*fill_st.socks), GFP_KERNEL);
+	fill_st.ns = kvcalloc(n, sizeof(*fill_st.ns), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fill_st.ids);
+	KUNIT_ASSERT_NOT_NULL(test, fill_st.socks);
+	KUNIT_ASSERT_NOT_NULL(test, fill_st.ns);
+	fill_st.plain_upto = kind->plain ? n :
+			     fill_st.range * kind->plain_permille / 1000;
+	fill_st.timed_from = kind->plain ? 0 : fill_st.plain_upto;
+	KUNIT_ASSERT_EQ(test, use_variant(kind->v), 0);
+}
+
+static void fill_variant(struct kunit *test, enum fill_curve curve)
+{
+	const struct fill_kind *kind = &fill_kinds[curve];
 	const int *step = test->param_value;
-	struct sockaddr_in sin = any4(0);
-	int low, high, target;
+	int target, ret;
 	u64 t;
 
-	if (step == fill_steps) {
-		fill_free();
-		inet_get_local_port_range(&init_net, &low, &high);
-		fill_st.range = high - low + 1;
-		fill_st.ids = kvcalloc(fill_st.range + 1, sizeof(*fill_st.ids),
-				       GFP_KERNEL);
-		fill_st.ns = kvcalloc(fill_st.range + 1, sizeof(*fill_st.ns),
-				      GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, fill_st.ids);
-		KUNIT_ASSERT_NOT_NULL(test, fill_st.ns);
-		KUNIT_ASSERT_EQ(test, use_variant(v), 0);
-	}
+	if (step == fill_steps)
+		fill_start(test, kind);
 	KUNIT_ASSERT_NOT_NULL(test, fill_st.ids);
 	target = *step > 1000 ? fill_st.range + 1 : fill_st.range * *step / 1000;
 	while (!fill_st.err && fill_st.bound < target) {
-		struct rdma_cm_id *id = new_id();
-
-		if (IS_ERR(id)) {
-			fill_st.err = PTR_ERR(id);
+		ret = fill_bind(fill_st.bound < fill_st.plain_upto, &t);
+		if (ret) {
+			fill_st.err = ret;
+			fill_st.fail_ns[fill_st.fails++] = t;
 			break;
 		}
-		t = ktime_get_ns();
-		fill_st.err = rdma_bind_addr(id, (struct sockaddr *)&sin);
-		t = ktime_get_ns() - t;
-		if (fill_st.err) {
-			fill_st.fail_ns = t;
-			rdma_destroy_id(id);
-			break;
-		}
-		fill_st.ns[fill_st.bound] = t;
-		fill_st.ids[fill_st.bound++] = id;
+		fill_st.ns[fill_st.bound++] = t;
 		cond_resched();
 	}
-	if (*step > 1000) {
-		KUNIT_EXPECT_GT(test, fill_st.bound, 0);
-		fill_report(test, v);
-		fill_free();
+	if (*step <= 1000)
+		return;
+	/*
+	 * The bind after the last free port, again: one failing bind is timed
+	 * here FILL_FAIL_TRIES times in all, and the report gives the median.
+	 */
+	while (fill_st.err && fill_st.fails < FILL_FAIL_TRIES) {
+		ret = fill_bind(fill_st.bound < fill_st.plain_upto, &t);
+		KUNIT_EXPECT_NE(test, ret, 0);
+		if (!ret) {
+			fill_st.bound++;
+			break;
+		}
+		fill_st.fail_ns[fill_st.fails++] = t;
 	}
+	KUNIT_EXPECT_GT(test, fill_st.bound, fill_st.timed_from);
+	fill_report(test, kind);
+	fill_free();
 }
 
 static void fill_upstream(struct kunit *test)
 {
-	fill_variant(test, UPSTREAM);
+	fill_variant(test, FILL_UPSTREAM);
 }
 
 static void fill_module(struct kunit *test)
 {
-	fill_variant(test, MODULE);
+	fill_variant(test, FILL_MODULE);
+}
+
+static void fill_host(struct kunit *test)
+{
+	fill_variant(test, FILL_HOST);
+}
+
+static void fill_module_mixed(struct kunit *test)
+{
+	fill_variant(test, FILL_MIXED);
 }
 
 struct worker {
@@ -401,17 +569,20 @@ static u64 run_threads(struct kunit *test, int n)
 /*
  * Bind/destroy throughput with one thread and with two on two CPUs: a lock
  * that serialises binds shows as a two-thread throughput near one thread's.
+ * The variants take turns first; each repetition is printed, from which
+ * report.py takes the paired scaling figures.
  */
 static void two_threads(struct kunit *test)
 {
 	static const enum variant vs[] = { UPSTREAM, MODULE };
 	u64 ns[ARRAY_SIZE(vs)][2][MT_REPS];
-	int v, n, rep;
+	int i, v, n, rep;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs two CPUs");
 	for (rep = -1; rep < MT_REPS; rep++) {
-		for (v = 0; v < ARRAY_SIZE(vs); v++) {
+		for (i = 0; i < ARRAY_SIZE(vs); i++) {
+			v = rep % 2 ? ARRAY_SIZE(vs) - 1 - i : i;
 			KUNIT_ASSERT_EQ(test, use_variant(vs[v]), 0);
 			for (n = 1; n <= 2; n++) {
 				u64 t = run_threads(test, n);
@@ -420,6 +591,14 @@ static void two_threads(struct kunit *test)
 					ns[v][n - 1][rep] = t;
 			}
 		}
+		if (rep < 0)
+			continue;
+		for (v = 0; v < ARRAY_SIZE(vs); v++)
+			kunit_info(test,
+				   "BENCH threads_rep variant=%s rep=%d ops=%d ns_1=%llu ns_2=%llu first=%s\n",
+				   variant_name[vs[v]], rep, MT_OPS,
+				   ns[v][0][rep], ns[v][1][rep],
+				   variant_name[vs[rep % 2 ? ARRAY_SIZE(vs) - 1 : 0]]);
 	}
 	for (v = 0; v < ARRAY_SIZE(vs); v++) {
 		for (n = 1; n <= 2; n++) {
@@ -452,10 +631,13 @@ static void bench_exit(struct kunit_suite *suite)
 }
 
 static struct kunit_case bench_cases[] = {
-	KUNIT_CASE(per_op),
+	KUNIT_CASE(per_op_port0),
+	KUNIT_CASE(per_op_fixed),
 	KUNIT_CASE(slab_per_id),
 	KUNIT_CASE_PARAM(fill_upstream, fill_gen_params),
 	KUNIT_CASE_PARAM(fill_module, fill_gen_params),
+	KUNIT_CASE_PARAM(fill_host, fill_gen_params),
+	KUNIT_CASE_PARAM(fill_module_mixed, fill_gen_params),
 	KUNIT_CASE(two_threads),
 	{}
 };
