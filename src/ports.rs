@@ -73,7 +73,10 @@ impl Ports {
         let Some(n) = self.nets.get_mut(&net) else {
             return;
         };
-        n.users = n.users.saturating_sub(1);
+        if n.users == 0 {
+            return;
+        }
+        n.users -= 1;
         if n.users == 0 {
             self.idle += 1;
             if self.idle > MAX_IDLE {
