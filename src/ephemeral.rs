@@ -81,19 +81,15 @@ pub fn find_free(low: u16, high: u16, start: u16, busy: impl Fn(usize) -> u64) -
     })
 }
 
-/// Sets or clears `port` in `map`, a bitmap of all ports as `u64` words;
-/// returns whether it was set before.
-pub fn assign(map: &mut [u64], port: u16, on: bool) -> bool {
+/// Sets or clears `port` in `map`, a bitmap of all ports as `u64` words.
+pub fn assign(map: &mut [u64], port: u16, on: bool) {
     let port = usize::from(port);
-    let Some(w) = map.get_mut(port / 64) else {
-        return false;
-    };
-    let bit = 1u64 << (port % 64);
-    let was = *w & bit != 0;
-    if on {
-        *w |= bit;
-    } else {
-        *w &= !bit;
+    if let Some(w) = map.get_mut(port / 64) {
+        let bit = 1u64 << (port % 64);
+        if on {
+            *w |= bit;
+        } else {
+            *w &= !bit;
+        }
     }
-    was
 }

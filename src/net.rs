@@ -7,6 +7,8 @@ use core::ptr::NonNull;
 
 use kernel::bindings;
 
+use crate::ephemeral::WORDS;
+
 /// A `struct net` address, used only as a key.
 pub(crate) type NetKey = usize;
 
@@ -85,7 +87,7 @@ impl Net<'_> {
             // `test_bit()` does.
             unsafe {
                 let map = (*self.as_ptr()).ipv4.sysctl_local_reserved_ports;
-                if map.is_null() || i >= 65536 / 64 {
+                if map.is_null() || i >= WORDS {
                     return 0;
                 }
                 // Lossless: `unsigned long` is 64 bits here (asserted above).
