@@ -4,7 +4,8 @@
 #
 #   make setup              install what everything below needs (Debian 12)
 #   make kernel             the patched Linux 6.12 kernel (x86_64, for the VM)
-#   make module             src/rdma_tcp_port.ko against that kernel
+#   make module             rdma_tcp_port.ko (CONFIG_RDMA_TCP_PORT=m) of that kernel
+#   make series             patches/ again from the checkout (the module's patch)
 #   make kunit KUNIT_ARCH=um|x86_64
 #                           the KUnit suite, built into the patched kernel
 #   make vm-test            the end-to-end tests in a VM with soft-iWARP, then
@@ -18,7 +19,9 @@
 #
 # Builds live outside the checkout, in $(CACHE), keyed by the Debian package
 # version of linux-source-6.12; a changed patches/ series is re-applied in
-# place so that make rebuilds only what it touches.
+# place so that make rebuilds only what it touches. The last patch carries
+# the module (Kconfig, Kbuild, src/, kunit/, bench/): `make tree` makes it
+# again from the checkout first, so src/ is its one source.
 
 SHELL := /bin/bash
 PROJECT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -27,21 +30,28 @@ CACHE ?= $(HOME)/.cache/rdma-tcp-port
 KDEB = $(shell dpkg-query -W -f='$${Version}' linux-source-6.12 2>/dev/null | tr '~' '-')
 TREE = $(CACHE)/linux-$(KDEB)
 KBUILD_X86 = $(CACHE)/build-x86_64
-MODBUILD = $(CACHE)/module
 KUNIT_ARCH ?= um
 JOBS ?= $(shell nproc)
-KMAKE = $(MAKE) -C $(TREE) LLVM=1 -j$(JOBS)
+# Clippy checks the Rust of every kernel this project builds.
+KMAKE = $(MAKE) -C $(TREE) LLVM=1 CLIPPY=1 -j$(JOBS)
 
-.PHONY: all setup tree kernel module kunit kunit-all check fmt fmt-check \
-	clippy checkpatch host-test rust-analyzer clean vm-test vm-suite demo bench \
-	bench-vm-kernel
+.PHONY: all setup series series-check tree kernel module kunit kunit-all check \
+	fmt fmt-check clippy checkpatch host-test rust-analyzer clean vm-test vm-suite \
+	demo bench bench-vm-kernel
 
 all: kernel module
 
 setup:
 	bash $(PROJECT)/scripts/setup-host.sh
 
-tree: setup
+series:
+	bash $(PROJECT)/scripts/series.sh $(PROJECT) $(KSRC_TAR)
+
+# What is committed in patches/ is what the checkout makes.
+series-check: series
+	cd $(PROJECT) && git diff --exit-code --stat -- patches/
+
+tree: setup series
 	@mkdir -p $(CACHE)
 	bash $(PROJECT)/scripts/prepare-tree.sh $(PROJECT) $(TREE) $(KSRC_TAR)
 
@@ -53,18 +63,13 @@ kernel: tree
 	$(PROJECT)/scripts/check-config.sh $(PROJECT)/configs/vm.config $(KBUILD_X86)/.config
 	$(KMAKE) O=$(KBUILD_X86) bzImage modules
 
-# Out of tree, from a copy: the in-tree KUnit build uses the checkout as a
-# source directory, which must stay free of build products.
+# The VM kernel builds the module (CONFIG_RDMA_TCP_PORT=m, with clippy).
+MODULE_KO = drivers/infiniband/rdma_tcp_port/src/rdma_tcp_port.ko
 module: kernel
-	@mkdir -p $(MODBUILD)
-	rsync -a --delete --exclude '*.o' --exclude '*.ko' $(PROJECT)/Kbuild \
-		$(PROJECT)/src $(MODBUILD)/
-	$(MAKE) -C $(KBUILD_X86) M=$(MODBUILD) LLVM=1 $(if $(CLIPPY),CLIPPY=1) modules
 	@mkdir -p $(PROJECT)/out
-	cp $(MODBUILD)/src/rdma_tcp_port.ko $(PROJECT)/out/
+	cp $(KBUILD_X86)/$(MODULE_KO) $(PROJECT)/out/
 	@echo "module: $(PROJECT)/out/rdma_tcp_port.ko"
 
-clippy: CLIPPY = 1
 clippy: module
 
 # The librdmacm tools the VM scripts use: rdma_hold takes, listens on and
@@ -104,7 +109,6 @@ KUNIT_FLAGS = --arch=$(KUNIT_ARCH) --build_dir=$(CACHE)/kunit-$(KUNIT_ARCH) \
 	--kunitconfig=$(PROJECT)/kunit/.kunitconfig \
 	--kunitconfig=$(PROJECT)/kunit/$(KUNIT_ARCH).config \
 	--make_options LLVM=1 --make_options CLIPPY=1 \
-	--make_options RDMA_TCP_PORT_IN_TREE=y \
 	--jobs=$(JOBS) --timeout=900
 
 # kunit.py prints its own summary; the kernel's log is then searched for
@@ -121,8 +125,7 @@ kunit-all:
 # lockdep or KASAN, the benchmark suite built in; then cmtime in the VM.
 BENCH_FLAGS = --arch=x86_64 --build_dir=$(CACHE)/bench-x86_64 \
 	--kunitconfig=$(PROJECT)/bench/.kunitconfig \
-	--make_options LLVM=1 --make_options RDMA_TCP_PORT_IN_TREE=y \
-	--make_options RDMA_TCP_PORT_BENCH=y \
+	--make_options LLVM=1 \
 	--qemu_args='-smp 2 -m 2048 -accel tcg,thread=multi' \
 	--jobs=$(JOBS) --timeout=3600
 
@@ -130,9 +133,8 @@ BENCH_FLAGS = --arch=x86_64 --build_dir=$(CACHE)/bench-x86_64 \
 # without lockdep, KASAN and kmemleak (configs/bench-vm.config), which
 # would inflate exactly the steps that create and release a socket.
 KBUILD_BENCH_VM = $(CACHE)/build-bench-vm
-MODBUILD_BENCH_VM = $(CACHE)/module-bench-vm
 bench-vm-kernel: tree
-	@mkdir -p $(KBUILD_BENCH_VM) $(MODBUILD_BENCH_VM)
+	@mkdir -p $(KBUILD_BENCH_VM)
 	grep -v -f <(sed -n 's/^# \(CONFIG_[A-Z0-9_]*\) is not set$$/^\1/p' \
 		$(PROJECT)/configs/bench-vm.config) $(PROJECT)/configs/vm.config \
 		| cat - $(PROJECT)/configs/bench-vm.config > $(KBUILD_BENCH_VM)/fragment.config
@@ -141,11 +143,8 @@ bench-vm-kernel: tree
 	$(PROJECT)/scripts/check-config.sh $(KBUILD_BENCH_VM)/fragment.config \
 		$(KBUILD_BENCH_VM)/.config
 	$(KMAKE) O=$(KBUILD_BENCH_VM) bzImage modules
-	rsync -a --delete --exclude '*.o' --exclude '*.ko' $(PROJECT)/Kbuild \
-		$(PROJECT)/src $(MODBUILD_BENCH_VM)/
-	$(MAKE) -C $(KBUILD_BENCH_VM) M=$(MODBUILD_BENCH_VM) LLVM=1 modules
 	@mkdir -p $(PROJECT)/out/bench
-	cp $(MODBUILD_BENCH_VM)/src/rdma_tcp_port.ko $(PROJECT)/out/bench/
+	cp $(KBUILD_BENCH_VM)/$(MODULE_KO) $(PROJECT)/out/bench/
 
 bench: tree module $(TOOLS)
 	cd $(TREE) && python3 tools/testing/kunit/kunit.py run $(BENCH_FLAGS) \
@@ -158,11 +157,11 @@ bench: tree module $(TOOLS)
 		$(CACHE)/bench-cmtime.log $(PROJECT)/bench/results
 
 fmt:
-	rustfmt --edition 2021 $(PROJECT)/src/*.rs
+	rustfmt --edition 2021 $(PROJECT)/src/*.rs $(PROJECT)/src/sys/*.rs
 	cd $(PROJECT) && cargo fmt --all
 
 fmt-check:
-	rustfmt --edition 2021 --check $(PROJECT)/src/*.rs
+	rustfmt --edition 2021 --check $(PROJECT)/src/*.rs $(PROJECT)/src/sys/*.rs
 	cd $(PROJECT) && cargo fmt --all -- --check
 
 checkpatch: tree
@@ -173,17 +172,18 @@ checkpatch: tree
 		$(PROJECT)/kunit/rdma_tcp_port_kunit.h \
 		$(PROJECT)/bench/rdma_tcp_port_bench.c \
 		$(PROJECT)/bench/seed_provider.c $(PROJECT)/bench/seed_provider.h
+	bash $(PROJECT)/scripts/kernel-doc-check.sh $(PROJECT) $(TREE) $(KSRC_TAR)
 
 host-test:
 	cd $(PROJECT) && cargo clippy --workspace --all-targets -- -D warnings
 	cd $(PROJECT) && cargo test --workspace
 
 rust-analyzer: kernel
-	$(MAKE) -C $(KBUILD_X86) M=$(MODBUILD) LLVM=1 rust-analyzer
-	cp $(MODBUILD)/rust-project.json $(PROJECT)/
+	$(KMAKE) O=$(KBUILD_X86) rust-analyzer
+	cp $(KBUILD_X86)/rust-project.json $(PROJECT)/
 
 # The README's test command.
-check: setup fmt-check host-test checkpatch
+check: setup fmt-check host-test series-check checkpatch
 	$(MAKE) kunit KUNIT_ARCH=um
 	$(MAKE) kunit KUNIT_ARCH=x86_64
 	$(MAKE) clippy

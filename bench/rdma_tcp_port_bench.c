@@ -55,20 +55,20 @@ static const char * const variant_name[] = {
 #define MT_OPS		2000		/* per thread */
 #define MT_REPS		21
 
-static const struct rdma_cm_port_ops *module_ops;
+static struct rdma_cm_port_provider *module_provider;
 
 /* Install the provider that @v runs with (none for upstream and floor). */
 static int use_variant(enum variant v)
 {
-	rdma_cm_unregister_port_ops(module_ops);
-	rdma_cm_unregister_port_ops(&seed_port_ops);
+	rdma_cm_unregister_port_provider(module_provider);
+	rdma_cm_unregister_port_provider(&seed_port_provider);
 	switch (v) {
 	case MODULE:
 	case MODULE_NOIDR:
 		rdma_tcp_port_kunit_set_idr(v == MODULE);
-		return rdma_cm_register_port_ops(module_ops);
+		return rdma_cm_register_port_provider(module_provider);
 	case SEED_C:
-		return rdma_cm_register_port_ops(&seed_port_ops);
+		return rdma_cm_register_port_provider(&seed_port_provider);
 	default:
 		return 0;
 	}
@@ -619,7 +619,7 @@ static void two_threads(struct kunit *test)
 
 static int bench_init(struct kunit_suite *suite)
 {
-	module_ops = rdma_tcp_port_kunit_ops();
+	module_provider = rdma_tcp_port_kunit_provider();
 	return 0;
 }
 

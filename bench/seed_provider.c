@@ -19,7 +19,8 @@
 
 #include "seed_provider.h"
 
-static int seed_get_port(struct rdma_cm_port_req *req, struct socket **sockp)
+static int seed_get_port(void *priv, struct rdma_cm_port_req *req,
+			 struct socket **sockp)
 {
 	struct sockaddr *src = (struct sockaddr *)req->src;
 	struct sockaddr_storage ss;
@@ -50,20 +51,19 @@ static int seed_get_port(struct rdma_cm_port_req *req, struct socket **sockp)
 	return 0;
 }
 
-/* The RFC made no listen-time check. */
-static int seed_listen(struct socket *sock)
-{
-	return 0;
-}
+/* The RFC made no listen-time check: no listen operation. */
 
-static void seed_release_port(struct socket *sock)
+static void seed_release_port(void *priv, struct socket *sock)
 {
 	sock_release(sock);
 }
 
-const struct rdma_cm_port_ops seed_port_ops = {
-	.owner = THIS_MODULE,
+static const struct rdma_cm_port_ops seed_port_ops = {
 	.get_port = seed_get_port,
-	.listen = seed_listen,
 	.release_port = seed_release_port,
+};
+
+struct rdma_cm_port_provider seed_port_provider = {
+	.ops = &seed_port_ops,
+	.owner = THIS_MODULE,
 };

@@ -5,6 +5,6 @@
 #include <rdma/rdma_cm.h>
 
 /* The RFC's socket-per-id reservation in C (seed_provider.c). */
-extern const struct rdma_cm_port_ops seed_port_ops;
+extern struct rdma_cm_port_provider seed_port_provider;
 
 #endif /* _RDMA_TCP_PORT_SEED_PROVIDER_H */

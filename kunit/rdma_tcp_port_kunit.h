@@ -8,8 +8,8 @@
 
 #include <rdma/rdma_cm.h>
 
-/* The ops the provider registers, to take it away and bring it back. */
-const struct rdma_cm_port_ops *rdma_tcp_port_kunit_ops(void);
+/* The provider registered at boot, to take it away and bring it back. */
+struct rdma_cm_port_provider *rdma_tcp_port_kunit_provider(void);
 /* Set the module's idr parameter; returns its previous value. */
 bool rdma_tcp_port_kunit_set_idr(bool on);
 /* Set the module's reserve parameter ("all", "iwarp", "none"); 0 or -EINVAL. */

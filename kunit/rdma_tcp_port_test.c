@@ -288,7 +288,7 @@ static void creds_revert(struct kunit *test, struct test_creds *c)
  */
 static void provider_defaults(struct kunit *test)
 {
-	int ret = rdma_cm_register_port_ops(rdma_tcp_port_kunit_ops());
+	int ret = rdma_cm_register_port_provider(rdma_tcp_port_kunit_provider());
 
 	KUNIT_EXPECT_TRUE_MSG(test, !ret || ret == -EBUSY,
 			      "registering the provider again: %pe",
@@ -700,15 +700,15 @@ static void upstream_without_provider(struct kunit *test)
 	static const struct ep_spec any4 = {
 		.addr = ANY4, .v6only = -1, .listen = true
 	};
-	const struct rdma_cm_port_ops *ops = rdma_tcp_port_kunit_ops();
+	struct rdma_cm_port_provider *prov = rdma_tcp_port_kunit_provider();
 	struct ep *tcp = ep_alloc(test, 1), *rdma = ep_alloc(test, 1);
 	int upstream, ours;
 
 	KUNIT_ASSERT_EQ(test, ep_open(test, &init_net, TCP, &any4, PORT, tcp), 0);
-	rdma_cm_unregister_port_ops(ops);
+	rdma_cm_unregister_port_provider(prov);
 	upstream = ep_open(test, &init_net, RDMA, &any4, PORT, rdma);
 	ep_close(test, rdma);
-	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_ops(ops), 0);
+	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_provider(prov), 0);
 	ours = ep_open(test, &init_net, RDMA, &any4, PORT, rdma);
 	ep_close(test, rdma);
 	ep_close(test, tcp);
@@ -716,7 +716,84 @@ static void upstream_without_provider(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, upstream, 0);
 	KUNIT_EXPECT_EQ(test, ours, -EADDRINUSE);
 	/* Only one provider at a time. */
-	KUNIT_EXPECT_EQ(test, rdma_cm_register_port_ops(ops), -EBUSY);
+	KUNIT_EXPECT_EQ(test, rdma_cm_register_port_provider(prov), -EBUSY);
+}
+
+static int declining_get_port(void *priv, struct rdma_cm_port_req *req,
+			      struct socket **sock)
+{
+	int *calls = priv;
+
+	(*calls)++;
+	return 0;	/* no socket: the id keeps the rdma_cm's own port */
+}
+
+static void unexpected_release_port(void *priv, struct socket *sock)
+{
+	WARN(1, "released a socket that was never given");
+}
+
+static void unregister_action(void *prov)
+{
+	rdma_cm_unregister_port_provider(prov);
+}
+
+/*
+ * Registration checks the operations (get_port and release_port are
+ * required, listen is not), and every operation gets its provider's
+ * context back: a provider that declines each id, counting the calls in
+ * its context, leaves the ids to the rdma_cm's own table.
+ */
+static void registration_checks_ops(struct kunit *test)
+{
+	static const struct rdma_cm_port_ops none = { };
+	static const struct rdma_cm_port_ops no_release = {
+		.get_port = declining_get_port,
+	};
+	static const struct rdma_cm_port_ops no_get = {
+		.release_port = unexpected_release_port,
+	};
+	static const struct rdma_cm_port_ops declining = {
+		.get_port = declining_get_port,
+		.release_port = unexpected_release_port,
+	};
+	static const struct ep_spec any4 = {
+		.addr = ANY4, .v6only = -1, .listen = true
+	};
+	struct rdma_cm_port_provider *ours = rdma_tcp_port_kunit_provider();
+	struct rdma_cm_port_provider bad = { .owner = THIS_MODULE };
+	struct rdma_cm_port_provider *other;
+	struct ep *tcp = ep_alloc(test, 1), *rdma = ep_alloc(test, 1);
+	int *calls;
+
+	KUNIT_EXPECT_EQ(test, rdma_cm_register_port_provider(&bad), -EINVAL);
+	bad.ops = &none;
+	KUNIT_EXPECT_EQ(test, rdma_cm_register_port_provider(&bad), -EINVAL);
+	bad.ops = &no_release;
+	KUNIT_EXPECT_EQ(test, rdma_cm_register_port_provider(&bad), -EINVAL);
+	bad.ops = &no_get;
+	KUNIT_EXPECT_EQ(test, rdma_cm_register_port_provider(&bad), -EINVAL);
+	/* None of them took the place of the registered provider. */
+	KUNIT_EXPECT_EQ(test, rdma_cm_register_port_provider(ours), -EBUSY);
+
+	other = kunit_kzalloc(test, sizeof(*other), GFP_KERNEL);
+	calls = kunit_kzalloc(test, sizeof(*calls), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, other);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, calls);
+	*other = (struct rdma_cm_port_provider) {
+		.ops = &declining, .owner = THIS_MODULE, .priv = calls,
+	};
+	rdma_cm_unregister_port_provider(ours);
+	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_provider(other), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unregister_action,
+							other), 0);
+	KUNIT_ASSERT_EQ(test, ep_open(test, &init_net, TCP, &any4, PORT, tcp), 0);
+	/* Declined, the id binds next to the TCP listener, as upstream. */
+	KUNIT_EXPECT_EQ(test, ep_open(test, &init_net, RDMA, &any4, PORT, rdma), 0);
+	KUNIT_EXPECT_EQ(test, *calls, 1);
+	ep_close(test, rdma);
+	ep_close(test, tcp);
+	kunit_release_action(test, unregister_action, other);
 }
 
 /*
@@ -767,25 +844,25 @@ static void reserve_policy(struct kunit *test)
 static void idr_flag_both_states(struct kunit *test)
 {
 	static const struct ep_spec any4 = { .addr = ANY4, .v6only = -1 };
-	const struct rdma_cm_port_ops *ops = rdma_tcp_port_kunit_ops();
+	struct rdma_cm_port_provider *prov = rdma_tcp_port_kunit_provider();
 	struct ep *held = ep_alloc(test, 1), *probe = ep_alloc(test, 1);
 	int with_idr, without_idr;
 	bool old;
 
 	old = rdma_tcp_port_kunit_set_idr(true);
 	KUNIT_ASSERT_EQ(test, ep_open(test, &init_net, RDMA, &any4, PORT, held), 0);
-	rdma_cm_unregister_port_ops(ops);
+	rdma_cm_unregister_port_provider(prov);
 	with_idr = ep_open(test, &init_net, RDMA, &any4, PORT, probe);
 	ep_close(test, probe);
-	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_ops(ops), 0);
+	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_provider(prov), 0);
 	ep_close(test, held);
 
 	rdma_tcp_port_kunit_set_idr(false);
 	KUNIT_ASSERT_EQ(test, ep_open(test, &init_net, RDMA, &any4, PORT, held), 0);
-	rdma_cm_unregister_port_ops(ops);
+	rdma_cm_unregister_port_provider(prov);
 	without_idr = ep_open(test, &init_net, RDMA, &any4, PORT, probe);
 	ep_close(test, probe);
-	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_ops(ops), 0);
+	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_provider(prov), 0);
 	/* Off, the host stack still holds the port. */
 	KUNIT_EXPECT_EQ(test, ep_open(test, &init_net, TCP, &any4, PORT, probe),
 			-EADDRINUSE);
@@ -870,7 +947,7 @@ static int fill_active(struct kunit *test, struct net *net, int ndst,
 
 static void active_side_ceiling(struct kunit *test)
 {
-	const struct rdma_cm_port_ops *ops = rdma_tcp_port_kunit_ops();
+	struct rdma_cm_port_provider *prov = rdma_tcp_port_kunit_provider();
 	struct rdma_cm_id **ids;
 	int ours, upstream, i;
 	struct net *net;
@@ -890,13 +967,13 @@ static void active_side_ceiling(struct kunit *test)
 	net_put(test, net);
 	KUNIT_EXPECT_EQ(test, percpu_counter_sum(&tcp_sockets_allocated), before);
 
-	rdma_cm_unregister_port_ops(ops);
+	rdma_cm_unregister_port_provider(prov);
 	net = small_range_net(test, 40000, 40003);
 	upstream = fill_active(test, net, 3, ids, 64);
 	for (i = 0; i < upstream; i++)
 		id_destroy(test, ids[i]);
 	net_put(test, net);
-	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_ops(ops), 0);
+	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_provider(prov), 0);
 
 	kunit_info(test, "active ids, 4 ports x 3 destinations: module %d, upstream %d\n",
 		   ours, upstream);
@@ -953,18 +1030,18 @@ static void af_ib_keeps_the_table_rules(struct kunit *test)
 	static const struct ep_spec any4 = {
 		.addr = ANY4, .v6only = -1, .listen = true
 	};
-	const struct rdma_cm_port_ops *ops = rdma_tcp_port_kunit_ops();
+	struct rdma_cm_port_provider *prov = rdma_tcp_port_kunit_provider();
 	s64 before = percpu_counter_sum(&tcp_sockets_allocated);
 	struct ep *inet = ep_alloc(test, 1);
 	int upstream, ours, ib_second;
 	struct rdma_cm_id *ib;
 
-	rdma_cm_unregister_port_ops(ops);
+	rdma_cm_unregister_port_provider(prov);
 	KUNIT_ASSERT_EQ(test, bind_af_ib(test, PORT, &ib), 0);
 	upstream = ep_open(test, &init_net, RDMA, &any4, PORT, inet);
 	ep_close(test, inet);
 	id_destroy(test, ib);
-	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_ops(ops), 0);
+	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_provider(prov), 0);
 
 	KUNIT_ASSERT_EQ(test, bind_af_ib(test, PORT, &ib), 0);
 	ours = ep_open(test, &init_net, RDMA, &any4, PORT, inet);
@@ -1124,7 +1201,7 @@ static unsigned long slab_bytes(void)
  */
 static void soak(struct kunit *test)
 {
-	const struct rdma_cm_port_ops *ops = rdma_tcp_port_kunit_ops();
+	struct rdma_cm_port_provider *prov = rdma_tcp_port_kunit_provider();
 	s64 tcp = percpu_counter_sum(&tcp_sockets_allocated);
 	int inuse = sock_inuse_get(&init_net);
 	long upstream, ours;
@@ -1138,10 +1215,10 @@ static void soak(struct kunit *test)
 	/* Warm the caches and the quarantine: their growth is bounded. */
 	KUNIT_ASSERT_EQ(test, soak_run(test, SOAK_CYCLES / 10, PORT), 0);
 
-	rdma_cm_unregister_port_ops(ops);
+	rdma_cm_unregister_port_provider(prov);
 	slab = slab_bytes();
 	upstream = soak_run(test, SOAK_CYCLES / 4, PORT + 1);
-	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_ops(ops), 0);
+	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_provider(prov), 0);
 	KUNIT_ASSERT_EQ(test, upstream, 0);
 	upstream = (long)slab_bytes() - (long)slab;
 
@@ -1170,6 +1247,7 @@ static struct kunit_case rdma_tcp_port_cases[] = {
 	KUNIT_CASE(failed_bind_and_listen_leave_nothing),
 	KUNIT_CASE(sockstat_balanced),
 	KUNIT_CASE(upstream_without_provider),
+	KUNIT_CASE(registration_checks_ops),
 	KUNIT_CASE(idr_flag_both_states),
 	KUNIT_CASE(reserve_policy),
 	KUNIT_CASE(other_port_spaces_untouched),

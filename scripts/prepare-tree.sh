@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Lay out the patched Linux 6.12 tree that every build uses:
 #   1. extract Debian's linux-source-6.12 once per package version,
-#   2. (re)apply patches/series when it changed, reverting the old series
-#      first so that make rebuilds only what the change touches,
-#   3. link this project into drivers/infiniband/rdma_tcp_port, built into
-#      the kernel only when make is given RDMA_TCP_PORT_IN_TREE=y (KUnit).
+#   2. (re)apply patches/series when it changed: the patches after the
+#      first one that changed are reverted and applied again, so that make
+#      rebuilds only what the change touches,
+#   3. the last patch carries this project's module into
+#      drivers/infiniband/rdma_tcp_port (scripts/series.sh makes it), which
+#      CONFIG_RDMA_TCP_PORT builds.
 # Usage: prepare-tree.sh <project dir> <tree dir> <tarball>
 set -euo pipefail
 
@@ -20,30 +22,45 @@ if [ ! -f "$tree/Makefile" ]; then
 	mv "$tmp" "$tree"
 fi
 
+# Trees prepared before the module was in the series linked the checkout
+# in and added a line to drivers/infiniband/Makefile: undo both.
+legacy="$tree/drivers/infiniband/rdma_tcp_port"
+if [ -L "$legacy" ]; then
+	rm "$legacy"
+	sed -i '/^obj-$(RDMA_TCP_PORT_IN_TREE) += rdma_tcp_port\/$/d' \
+		"$tree/drivers/infiniband/Makefile"
+fi
+
 want=$(cd "$project/patches" && cat $(grep -v '^#' series) | sha256sum | cut -d' ' -f1)
 have=$(cat "$applied/id" 2>/dev/null || true)
 if [ "$want" != "$have" ]; then
-	if [ -d "$applied" ]; then
-		echo "prepare-tree: reverting the previously applied series"
-		for p in $(tac "$applied/series"); do
-			patch -d "$tree" -p1 -R -s -N < "$applied/$p"
-		done
-		rm -rf "$applied"
-	fi
-	mkdir -p "$applied.new"
-	for p in $(grep -v '^#' "$series"); do
-		echo "prepare-tree: applying $p"
-		patch -d "$tree" -p1 -s -N < "$project/patches/$p"
-		cp "$project/patches/$p" "$applied.new/"
+	# Keep the longest prefix of the applied series that is unchanged, so
+	# that files only the earlier patches touch keep their mtimes.
+	mapfile -t new < <(grep -v '^#' "$series")
+	old=()
+	[ -f "$applied/series" ] && mapfile -t old < "$applied/series"
+	keep=0
+	while [ $keep -lt ${#old[@]} ] && [ $keep -lt ${#new[@]} ] &&
+	      cmp -s "$applied/${old[$keep]}" "$project/patches/${new[$keep]}"; do
+		keep=$((keep + 1))
 	done
-	grep -v '^#' "$series" > "$applied.new/series"
+	for ((i = ${#old[@]} - 1; i >= keep; i--)); do
+		echo "prepare-tree: reverting ${old[$i]}"
+		patch -d "$tree" -p1 -R -s -N < "$applied/${old[$i]}"
+	done
+	rm -rf "$applied.new" && mkdir -p "$applied.new"
+	for ((i = 0; i < keep; i++)); do
+		cp "$applied/${old[$i]}" "$applied.new/${new[$i]}"
+	done
+	rm -rf "$applied"
+	for ((i = keep; i < ${#new[@]}; i++)); do
+		echo "prepare-tree: applying ${new[$i]}"
+		patch -d "$tree" -p1 -s -N < "$project/patches/${new[$i]}"
+		cp "$project/patches/${new[$i]}" "$applied.new/"
+	done
+	printf '%s\n' "${new[@]}" > "$applied.new/series"
 	echo "$want" > "$applied.new/id"
 	mv "$applied.new" "$applied"
 fi
 
-link="$tree/drivers/infiniband/rdma_tcp_port"
-[ "$(readlink "$link" 2>/dev/null)" = "$project" ] || ln -sfn "$project" "$link"
-mk="$tree/drivers/infiniband/Makefile"
-hook='obj-$(RDMA_TCP_PORT_IN_TREE) += rdma_tcp_port/'
-grep -qxF "$hook" "$mk" || printf '%s\n' "$hook" >> "$mk"
 echo "prepare-tree: $tree ($(make -s -C "$tree" kernelversion))"

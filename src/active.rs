@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
+#![forbid(unsafe_code)]
+
 //! Active-side ports shared under the rdma_cm's 4-tuple rule.
 //!
 //! Upstream lets ids that `rdma_resolve_addr()` bound share an ephemeral
@@ -12,12 +14,9 @@
 use kernel::prelude::*;
 use kernel::rbtree::RBTree;
 
-use crate::policy::Tuple;
-
-use crate::net::NetKey;
-
-/// A `struct socket` address, used only as a key.
-type SockKey = usize;
+use crate::policy::{self, Tuple};
+use crate::sys::net::NetKey;
+use crate::sys::socket::SockKey;
 
 /// The ephemeral ports held for active-side ids, grouped by port.
 pub(crate) struct ActivePorts {
@@ -62,27 +61,21 @@ impl ActivePorts {
         self.by_sock.iter().next().is_none()
     }
 
-    /// A port in `net` whose ids all differ from `tuple` (same family only).
-    pub(crate) fn find_shareable(&self, net: NetKey, tuple: &Tuple) -> Option<u16> {
-        let mut candidate: Option<u16> = None;
-        let mut ok = false;
-        for (&(n, port, _), cur) in self.by_port.iter() {
-            if n != net {
-                continue;
-            }
-            if candidate != Some(port) {
-                if ok {
-                    return candidate;
-                }
-                candidate = Some(port);
-                ok = true;
-            }
-            ok = ok && cur.src.family == tuple.src.family && tuple.is_unique_against(cur);
-        }
-        if ok {
-            candidate
-        } else {
-            None
-        }
+    /// A port in `net` whose ids all differ from `tuple` (same family
+    /// only): [`policy::first_shareable`] over `net`'s entries, which the
+    /// tree's order makes one run from `(net, 0, 0)` on.
+    pub(crate) fn find_shareable(&mut self, net: NetKey, tuple: &Tuple) -> Option<u16> {
+        let mut cursor = self.by_port.cursor_lower_bound(&(net, 0, 0));
+        let entries = core::iter::from_fn(move || {
+            let c = cursor.take()?;
+            let (&(n, port, _), cur) = c.current();
+            let entry = (n, port, *cur);
+            cursor = c.move_next();
+            Some(entry)
+        });
+        let in_net = entries
+            .take_while(|&(n, _, _)| n == net)
+            .map(|(_, port, cur)| (port, cur));
+        policy::first_shareable(in_net, tuple)
     }
 }

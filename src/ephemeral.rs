@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
+#![forbid(unsafe_code)]
+
 //! Choosing an ephemeral port without the host's linear scan.
 //!
 //! The host's `bind()` to port 0 (`inet_csk_find_open_port()`) walks the

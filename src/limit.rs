@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
+#![forbid(unsafe_code)]
+
 //! The ports each user holds through RDMA ids, and the cap on them.
 //!
 //! An id costs no file descriptor and `/dev/infiniband/rdma_cm` is open to
@@ -14,7 +16,7 @@ use kernel::rbtree::RBTree;
 
 use crate::policy::UserCap;
 
-use crate::net::NetKey;
+use crate::sys::net::NetKey;
 
 /// The key that stands for "all namespaces".
 const ALL: NetKey = 0;
@@ -86,11 +88,18 @@ impl Tally {
         self.zeros = 0;
     }
 
-    /// Counts one more port for `uid` in `net`, unless `cap` forbids it
-    /// (`EMFILE`, what a task at its `RLIMIT_NOFILE` gets for a socket).
-    pub(crate) fn charge(&mut self, uid: u32, net: NetKey, cap: Option<UserCap>) -> Result {
+    /// Counts one more port for `uid` in `net`, unless `cap` forbids it and
+    /// the caller is not `exempt` (`EMFILE`, what a task at its
+    /// `RLIMIT_NOFILE` gets for a socket). `exempt` is asked only then.
+    pub(crate) fn charge(
+        &mut self,
+        uid: u32,
+        net: NetKey,
+        cap: Option<UserCap>,
+        exempt: impl FnOnce() -> bool,
+    ) -> Result {
         if let Some(cap) = cap {
-            if !cap.allows(self.count(uid, ALL), self.count(uid, net)) {
+            if !cap.allows(self.count(uid, ALL), self.count(uid, net)) && !exempt() {
                 return Err(EMFILE);
             }
         }

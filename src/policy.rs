@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
+#![forbid(unsafe_code)]
+
 //! Decisions that need no kernel: address parsing, the rdma_cm's 4-tuple
 //! rule for sharing active-side ports, and which ids the provider serves.
 //!
@@ -96,6 +98,33 @@ impl Tuple {
     }
 }
 
+/// The first port, in `entries` sorted by port, whose ids all may share it
+/// with `tuple` under the 4-tuple rule and are of its family: the port an
+/// active-side id joins once the range is full, as `cma_alloc_any_port()`
+/// would let it.
+pub fn first_shareable(
+    entries: impl IntoIterator<Item = (u16, Tuple)>,
+    tuple: &Tuple,
+) -> Option<u16> {
+    let mut candidate: Option<u16> = None;
+    let mut ok = false;
+    for (port, cur) in entries {
+        if candidate != Some(port) {
+            if ok {
+                return candidate;
+            }
+            candidate = Some(port);
+            ok = true;
+        }
+        ok = ok && cur.src.family == tuple.src.family && tuple.is_unique_against(&cur);
+    }
+    if ok {
+        candidate
+    } else {
+        None
+    }
+}
+
 /// Why the provider does not serve an id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Refusal {
@@ -115,6 +144,7 @@ pub fn admit(dev_bound: bool, iwarp: bool, track: bool) -> Result<(), Refusal> {
 
 /// Which RDMA_PS_TCP ids get a port held in the host stack (`reserve`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Reserve {
     /// Every id, as the seed did: the default.
     All,
@@ -128,10 +158,13 @@ pub enum Reserve {
 }
 
 impl Reserve {
+    /// Every value, in the order of their discriminants.
+    const VALUES: [Reserve; 3] = [Reserve::All, Reserve::Iwarp, Reserve::None];
+
     /// Reads a parameter value; one trailing newline (from sysfs) is fine.
     pub fn parse(val: &[u8]) -> Option<Self> {
         let val = val.strip_suffix(b"\n").unwrap_or(val);
-        [Reserve::All, Reserve::Iwarp, Reserve::None]
+        Self::VALUES
             .into_iter()
             .find(|r| r.name().as_bytes() == val)
     }
@@ -152,11 +185,10 @@ impl Reserve {
 
     /// The inverse of [`Reserve::to_u8`]; unknown values mean `All`.
     pub fn from_u8(v: u8) -> Self {
-        match v {
-            1 => Reserve::Iwarp,
-            2 => Reserve::None,
-            _ => Reserve::All,
-        }
+        Self::VALUES
+            .get(usize::from(v))
+            .copied()
+            .unwrap_or(Reserve::All)
     }
 
     /// Does an id get a host port? `dev_bound`/`iwarp`: the id is bound to
@@ -217,4 +249,45 @@ pub fn parse_share(val: &[u8]) -> Option<u32> {
     }
     let n = val.iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0'));
     (n <= 100).then_some(n)
+}
+
+/// Parses a `bool` parameter as `kstrtobool()` does: `y`, `Y`, `1`, `on`
+/// are true, `n`, `N`, `0`, `off` false (only the first one or two bytes
+/// count); `None`, the parameter's name alone, is true, as
+/// `param_set_bool()` has it.
+pub fn parse_bool(val: Option<&[u8]>) -> Option<bool> {
+    let Some(val) = val else {
+        return Some(true);
+    };
+    match val {
+        [b'y' | b'Y' | b'1', ..] => Some(true),
+        [b'n' | b'N' | b'0', ..] => Some(false),
+        [b'o' | b'O', b'n' | b'N', ..] => Some(true),
+        [b'o' | b'O', b'f' | b'F', ..] => Some(false),
+        _ => None,
+    }
+}
+
+/// Writes `n` in decimal and a newline into `buf`; returns the length, or
+/// 0 if `buf` is too short.
+pub fn write_uint(buf: &mut [u8], n: u32) -> usize {
+    let mut digits = [0u8; 10];
+    let mut len = 0;
+    let mut rest = n;
+    while let Some(d) = digits.get_mut(len) {
+        *d = b'0' + (rest % 10) as u8;
+        len += 1;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let Some(out) = buf.get_mut(..=len) else {
+        return 0;
+    };
+    for (o, d) in out.iter_mut().zip(digits[..len].iter().rev()) {
+        *o = *d;
+    }
+    out[len] = b'\n';
+    len + 1
 }

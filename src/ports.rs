@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 
+#![forbid(unsafe_code)]
+
 //! The ports this module's reservations hold, per namespace, for the
 //! ephemeral search of [`crate::ephemeral`].
 
-use kernel::bindings;
 use kernel::prelude::*;
 use kernel::rbtree::RBTree;
 
 use crate::ephemeral::{self, WORDS};
-use crate::net::NetKey;
+use crate::sys::net::NetKey;
+use crate::sys::random::random_u32;
 
 /// How many namespaces without reservations keep their maps: a namespace
 /// whose ids come and go one at a time should not allocate 16 KiB per bind.
@@ -164,7 +166,6 @@ impl Ports {
 /// hard to predict as the host's own (RFC 6056).
 pub(crate) fn random_start((low, high): (u16, u16)) -> u16 {
     let span = u32::from(high.saturating_sub(low)) + 1;
-    // SAFETY: get_random_u32() may be called from any context.
-    let r = unsafe { bindings::get_random_u32() };
+    let r = random_u32();
     low.saturating_add((r % span) as u16)
 }

@@ -10,31 +10,31 @@
 //! id until `cma_release_port()` (Steve Wise's 2007 RFC, done as a
 //! provider behind the hook that `patches/` adds to the rdma_cm).
 //!
-//! Layers, one file each:
-//! - `provider`: the `struct rdma_cm_port_ops` callbacks (C boundary);
-//! - `reservation`: a port held by a kernel TCP socket (socket layer);
-//! - `net`: the id's network namespace (its port range and sysctls);
+//! Layers: the driver, safe Rust, in this directory:
+//! - `provider`: the port provider, the rdma_cm's callbacks as a trait;
 //! - `ports`: the ports held per namespace, for the ephemeral search;
 //! - `ephemeral`: that search, pure, also unit-tested on the host;
 //! - `active`: active-side ports shared under the 4-tuple rule;
 //! - `limit`: the ports each user holds, and the cap on them;
 //! - `caller`: the task asking for a port (uid, `RLIMIT_NOFILE`);
 //! - `policy`: pure decisions, also unit-tested on the host;
-//! - `param`: the module parameters.
+//! - `param`: the module parameters;
+//!
+//! and under it `sys/`, the abstraction layer over the C objects (the
+//! rdma_cm's hook, a kernel TCP socket, a namespace, the task), which holds
+//! every `unsafe` block.
 
 use kernel::prelude::*;
 
 mod active;
 mod caller;
 pub mod ephemeral;
-mod errno;
 mod limit;
-mod net;
 mod param;
 pub mod policy;
 mod ports;
 mod provider;
-mod reservation;
+mod sys;
 
 module! {
     type: RdmaTcpPort,
@@ -45,70 +45,26 @@ module! {
 }
 
 struct RdmaTcpPort {
-    _provider: provider::Provider,
+    _provider: sys::port_provider::Registration<provider::Provider>,
 }
 
 impl kernel::Module for RdmaTcpPort {
-    fn init(_module: &'static ThisModule) -> Result<Self> {
-        let provider = provider::Provider::register()?;
+    fn init(module: &'static ThisModule) -> Result<Self> {
+        let registration =
+            sys::port_provider::Registration::new(module, provider::Provider::new())?;
+        #[cfg(not(MODULE))]
+        sys::kunit::publish(registration.as_raw());
         pr_info!(
-            "RDMA_PS_TCP ports now come from the host TCP stack (reserve={}, idr={}, user_share={})\n",
+            concat!(
+                "RDMA_PS_TCP ports now come from the host TCP stack ",
+                "(reserve={}, idr={}, user_share={})\n"
+            ),
             param::reserve().name(),
             param::idr(),
             param::user_share()
         );
         Ok(Self {
-            _provider: provider,
+            _provider: registration,
         })
     }
-}
-
-/// For the built-in KUnit suite: the ops this module registers.
-#[cfg(not(MODULE))]
-#[no_mangle]
-pub extern "C" fn rdma_tcp_port_kunit_ops() -> *const kernel::bindings::rdma_cm_port_ops {
-    provider::OPS.as_ptr()
-}
-
-/// For the built-in KUnit suite: sets the `idr` parameter, returns the old value.
-#[cfg(not(MODULE))]
-#[no_mangle]
-pub extern "C" fn rdma_tcp_port_kunit_set_idr(on: bool) -> bool {
-    param::set_idr(on)
-}
-
-/// For the built-in KUnit suite: sets the `reserve` parameter from its
-/// string form, as sysfs would; 0 or `-EINVAL`.
-///
-/// # Safety
-///
-/// `val` is a NUL-terminated string.
-#[cfg(not(MODULE))]
-#[no_mangle]
-pub unsafe extern "C" fn rdma_tcp_port_kunit_set_reserve(val: *const kernel::ffi::c_char) -> i32 {
-    // SAFETY: the caller passes a NUL-terminated string.
-    let val = unsafe { core::ffi::CStr::from_ptr(val.cast()) };
-    kernel::error::from_result(|| {
-        param::set_reserve(val.to_bytes())?;
-        Ok(0)
-    })
-}
-
-/// For the built-in KUnit suite: sets the `user_share` parameter from its
-/// string form, as sysfs would; 0 or `-EINVAL`.
-///
-/// # Safety
-///
-/// `val` is a NUL-terminated string.
-#[cfg(not(MODULE))]
-#[no_mangle]
-pub unsafe extern "C" fn rdma_tcp_port_kunit_set_user_share(
-    val: *const kernel::ffi::c_char,
-) -> i32 {
-    // SAFETY: the caller passes a NUL-terminated string.
-    let val = unsafe { core::ffi::CStr::from_ptr(val.cast()) };
-    kernel::error::from_result(|| {
-        param::set_user_share(val.to_bytes())?;
-        Ok(0)
-    })
 }

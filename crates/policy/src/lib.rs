@@ -19,3 +19,6 @@ mod tests;
 
 #[cfg(test)]
 mod ephemeral_tests;
+
+#[cfg(test)]
+mod shareable_tests;

@@ -17,10 +17,14 @@ const _: () = assert!(core::mem::size_of::<kernel::ffi::c_ulong>() == 8);
 
 /// A network namespace that outlives `'a`.
 ///
+/// A copy is a second handle on the same namespace, under the same
+/// guarantee.
+///
 /// # Invariants
 ///
 /// `ptr` is a live `struct net` for `'a`, and for as long as any socket
 /// created in it through this value (see [`Net::from_raw`]).
+#[derive(Clone, Copy)]
 pub(crate) struct Net<'a> {
     ptr: NonNull<bindings::net>,
     _borrow: PhantomData<&'a bindings::net>,

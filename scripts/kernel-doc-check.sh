@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# For every C file and header the series touches: scripts/kernel-doc -Wall
+# on the patched tree against the same file of the unpatched tarball. The
+# series may add no warning. Prints the counts, one line per file.
+# Usage: kernel-doc-check.sh <project dir> <tree dir> <tarball>
+set -euo pipefail
+
+project=$1 tree=$2 tarball=$3
+base=$(mktemp -d)
+trap 'rm -rf "$base"' EXIT
+mapfile -t files < <(cd "$project/patches" && sed -n 's|^+++ b/||p' \
+	$(grep -v '^#' series) | grep '\.[ch]$' | sort -u)
+fail=0
+for f in "${files[@]}"; do
+	after=$("$tree/scripts/kernel-doc" -Wall -none "$tree/$f" 2>&1 | wc -l)
+	if tar -xOf "$tarball" "linux-source-6.12/$f" > "$base/file" 2>/dev/null; then
+		before=$("$tree/scripts/kernel-doc" -Wall -none "$base/file" 2>&1 | wc -l)
+	else
+		before=0	# a file the series adds
+	fi
+	echo "kernel-doc: $f: $before before, $after after"
+	if [ "$after" -gt "$before" ]; then
+		"$tree/scripts/kernel-doc" -Wall -none "$tree/$f"
+		fail=1
+	fi
+done
+exit $fail

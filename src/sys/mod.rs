@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The abstraction layer: one small safe type per C object the module
+//! uses, in the manner of `rust/kernel/`. Every `unsafe` block of the
+//! module is in this directory, next to the C object it wraps; the files
+//! above it are safe Rust (`#![forbid(unsafe_code)]`; `param.rs` has
+//! `deny`, so that `module_param!` may place its statics in sections).
+//!
+//! - `port_provider`: the rdma_cm's port provider hook, as a trait;
+//! - `socket`: a kernel TCP socket that holds a port;
+//! - `net`: a network namespace (its port range and sysctls);
+//! - `task`: the current task's fsuid and `RLIMIT_NOFILE`;
+//! - `random`, `errno`: what the kernel crate of 6.12 lacks;
+//! - `param`: module parameters, a stopgap until `module!` has them;
+//! - `kunit`: what the built-in KUnit suite calls (not in the module).
+
+pub(crate) mod errno;
+#[cfg(not(MODULE))]
+pub(crate) mod kunit;
+pub(crate) mod net;
+pub(crate) mod param;
+pub(crate) mod port_provider;
+pub(crate) mod random;
+pub(crate) mod socket;
+pub(crate) mod task;
