@@ -39,6 +39,11 @@ for p in idr reserve user_share; do
 	modinfo -F parm "$KO" | grep -q "^$p:" && ok "modinfo shows the $p parameter" ||
 		bad "modinfo shows the $p parameter"
 done
+version=$(modinfo -F version "$KO")
+license=$(modinfo -F license "$KO")
+[ -n "$version" ] && [ "$license" = GPL ] &&
+	ok "modinfo shows version $version and license $license" ||
+	bad "modinfo shows a version and the GPL license: '$version' '$license'"
 grep -q '^rdma_tcp_port ' /proc/modules && ok "lsmod lists rdma_tcp_port" || bad "lsmod lists rdma_tcp_port"
 
 say "== the seed's scenario: iperf first"

@@ -44,6 +44,10 @@ module! {
     license: "GPL",
 }
 
+// MODULE_VERSION(), which 6.12's `module!` lacks: the project's version,
+// as in the workspace's Cargo.toml.
+sys::param::modinfo!("version", "0.1.0");
+
 struct RdmaTcpPort {
     _provider: sys::port_provider::Registration<provider::Provider>,
 }
