@@ -142,7 +142,8 @@ impl<T: PortProvider> Adapter<T> {
     ) -> c_int {
         from_result(|| {
             // SAFETY: the rdma_cm passes back the context it was registered
-            // with: the registration's `T`, live while it is registered.
+            // with: the registration's `T`, which is freed only once no
+            // operation can run any more (`Registration` invariant).
             let provider = unsafe { &*priv_.cast::<T>() };
             // SAFETY: the rdma_cm passes a request it gives us for this call.
             let mut req = unsafe { PortRequest::from_raw(req) }.ok_or(EINVAL)?;
