@@ -14,6 +14,9 @@
 #                           some of the abuse suites alone
 #   make demo               the main job: the seed's port collision, before and after, in the VM
 #   make check              everything that tests the project (CI runs this)
+#   make deb                the kernel and the module as Debian packages (out/deb/);
+#                           KCONFIG=<file>: the kernel from that configuration
+#   make deb-vm-test        boot what the packages install, in a VM (not in check)
 #   make bench              what a reservation costs: bench/results/ (not a test);
 #                           cmtime runs in make bench-vm-kernel's non-debug VM
 #
@@ -37,7 +40,7 @@ KMAKE = $(MAKE) -C $(TREE) LLVM=1 CLIPPY=1 -j$(JOBS)
 
 .PHONY: all setup series series-check tree kernel module kunit kunit-all check \
 	fmt fmt-check clippy checkpatch host-test rust-analyzer clean vm-test vm-suite \
-	demo bench bench-vm-kernel
+	demo bench bench-vm-kernel deb-config deb deb-vm-test
 
 all: kernel module
 
@@ -135,9 +138,8 @@ BENCH_FLAGS = --arch=x86_64 --build_dir=$(CACHE)/bench-x86_64 \
 KBUILD_BENCH_VM = $(CACHE)/build-bench-vm
 bench-vm-kernel: tree
 	@mkdir -p $(KBUILD_BENCH_VM)
-	grep -v -f <(sed -n 's/^# \(CONFIG_[A-Z0-9_]*\) is not set$$/^\1/p' \
-		$(PROJECT)/configs/bench-vm.config) $(PROJECT)/configs/vm.config \
-		| cat - $(PROJECT)/configs/bench-vm.config > $(KBUILD_BENCH_VM)/fragment.config
+	$(PROJECT)/scripts/merge-config.sh $(PROJECT)/configs/vm.config \
+		$(PROJECT)/configs/bench-vm.config > $(KBUILD_BENCH_VM)/fragment.config
 	cp $(KBUILD_BENCH_VM)/fragment.config $(KBUILD_BENCH_VM)/.config
 	$(KMAKE) O=$(KBUILD_BENCH_VM) olddefconfig
 	$(PROJECT)/scripts/check-config.sh $(KBUILD_BENCH_VM)/fragment.config \
@@ -155,6 +157,41 @@ bench: tree module $(TOOLS)
 		$(PROJECT)/bench/cmtime.sh 2>&1 | tee $(CACHE)/bench-cmtime.log
 	python3 $(PROJECT)/bench/report.py $(CACHE)/bench-x86_64/test.log \
 		$(CACHE)/bench-cmtime.log $(PROJECT)/bench/results
+
+# The packages a real host installs (make deb; out/deb/): the patched
+# kernel (bindeb-pkg) from the VM's configuration without its debug options
+# plus the hardware iWARP drivers (configs/deb.config), or from
+# KCONFIG=<file> with configs/deb-distro.config; and the module, built
+# against that kernel, in a package of its own (scripts/deb-module.sh).
+# make deb-vm-test boots what the packages install (e2e/deb-boot.sh).
+KCONFIG ?=
+DEB_DIR = $(CACHE)/deb$(if $(KCONFIG),-kconfig)
+KBUILD_DEB = $(DEB_DIR)/build
+DEB_CONFIGS = $(if $(KCONFIG),$(abspath $(KCONFIG)) $(PROJECT)/configs/deb-distro.config,\
+	$(PROJECT)/configs/vm.config $(PROJECT)/configs/bench-vm.config) $(PROJECT)/configs/deb.config
+deb-config: tree
+	@mkdir -p $(KBUILD_DEB)
+	$(PROJECT)/scripts/merge-config.sh $(DEB_CONFIGS) > $(KBUILD_DEB)/fragment.config
+	cp $(KBUILD_DEB)/fragment.config $(KBUILD_DEB)/.config
+	$(KMAKE) O=$(KBUILD_DEB) olddefconfig
+	$(PROJECT)/scripts/merge-config.sh $(if $(KCONFIG),$(wordlist 2,9,$(DEB_CONFIGS)),$(DEB_CONFIGS)) \
+		> $(KBUILD_DEB)/overlay.config
+	$(PROJECT)/scripts/check-config.sh $(KBUILD_DEB)/overlay.config $(KBUILD_DEB)/.config
+
+deb: deb-config
+	$(KMAKE) O=$(KBUILD_DEB) bzImage modules
+	rm -f $(DEB_DIR)/*.deb $(DEB_DIR)/*.changes $(DEB_DIR)/*.buildinfo
+	$(KMAKE) O=$(KBUILD_DEB) bindeb-pkg
+	bash $(PROJECT)/scripts/deb-module.sh $(PROJECT) $(TREE) $(KBUILD_DEB) $(DEB_DIR)
+	@mkdir -p $(PROJECT)/out/deb
+	rm -f $(PROJECT)/out/deb/*.deb
+	find $(DEB_DIR) -maxdepth 1 -name '*.deb' ! -name '*-dbg_*' \
+		-exec cp -t $(PROJECT)/out/deb/ {} +
+	ls -l $(PROJECT)/out/deb/
+
+deb-vm-test: deb $(PROJECT)/out/rdma_hold
+	set -o pipefail; bash $(PROJECT)/e2e/deb-boot.sh $(PROJECT) $(DEB_DIR) \
+		$(PROJECT)/out/deb 2>&1 | tee $(CACHE)/deb-vm-test.log
 
 fmt:
 	rustfmt --edition 2021 $(PROJECT)/src/*.rs $(PROJECT)/src/sys/*.rs

@@ -40,8 +40,12 @@ if [ "$want" != "$have" ]; then
 	old=()
 	[ -f "$applied/series" ] && mapfile -t old < "$applied/series"
 	keep=0
+	# A patch inserted before them renumbers the later ones' subjects
+	# ([PATCH 10/15]); that alone does not change a patch.
+	same() { cmp -s <(sed '/^Subject: \[PATCH [0-9]*\/[0-9]*\]/d' "$1") \
+		<(sed '/^Subject: \[PATCH [0-9]*\/[0-9]*\]/d' "$2"); }
 	while [ $keep -lt ${#old[@]} ] && [ $keep -lt ${#new[@]} ] &&
-	      cmp -s "$applied/${old[$keep]}" "$project/patches/${new[$keep]}"; do
+	      same "$applied/${old[$keep]}" "$project/patches/${new[$keep]}"; do
 		keep=$((keep + 1))
 	done
 	for ((i = ${#old[@]} - 1; i >= keep; i--)); do

@@ -6,6 +6,7 @@ set -euo pipefail
 APT_PACKAGES=(
 	linux-source-6.12
 	build-essential bc bison flex cpio kmod rsync xz-utils
+	dpkg-dev debhelper mmdebstrap
 	libelf-dev libssl-dev libclang-dev
 	clang lld llvm
 	python3 python3-pip
