@@ -19,7 +19,15 @@ say "== the installed kernel"
 	bad "booted $(uname -r), want $release"
 
 say "== the module, loaded by the boot"
-journalctl -b -o cat -u systemd-modules-load.service | grep -i rdma_tcp_port
+# show "CMD": print a shell command and its output, as the README quotes them.
+show() {
+	say "\$ $*"
+	say "$(bash -c "$*" 2>&1)"
+}
+show "journalctl -b -o cat -u systemd-modules-load.service | grep rdma_tcp_port"
+show "dmesg | grep rdma_tcp_port"
+show "modinfo rdma_tcp_port | grep -v '^\(srcversion\|retpoline\)'"
+show "systemctl show -P ActiveState systemd-modules-load.service"
 journalctl -b -o cat -u systemd-modules-load.service |
 	grep -q "Inserted module 'rdma_tcp_port'" &&
 	ok "systemd-modules-load inserted rdma_tcp_port at boot" ||
