@@ -47,8 +47,17 @@ all: kernel module
 setup:
 	bash $(PROJECT)/scripts/setup-host.sh
 
-series:
+# series.sh takes about 10 s and every build asks for the series: run it
+# only when one of its inputs (or the series itself) is newer than its last run.
+SERIES_INPUTS = $(PROJECT)/scripts/series.sh $(PROJECT)/Kconfig $(PROJECT)/Kbuild \
+	$(wildcard $(PROJECT)/patches/* $(PROJECT)/src/Kbuild $(PROJECT)/src/*.rs \
+	$(PROJECT)/src/sys/*.rs $(PROJECT)/kunit/Kbuild $(PROJECT)/kunit/*.[ch] \
+	$(PROJECT)/bench/Kbuild $(PROJECT)/bench/*.[ch])
+series: $(PROJECT)/out/.series
+$(PROJECT)/out/.series: $(SERIES_INPUTS)
 	bash $(PROJECT)/scripts/series.sh $(PROJECT) $(KSRC_TAR)
+	@mkdir -p $(PROJECT)/out
+	@touch $@
 
 # What is committed in patches/ is what the checkout makes.
 series-check: series
