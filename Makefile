@@ -19,6 +19,7 @@
 #   make deb-vm-test        boot what the packages install, in a VM (not in check)
 #   make bench              what a reservation costs: bench/results/ (not a test);
 #                           cmtime runs in make bench-vm-kernel's non-debug VM
+#   make bench-profile      perf over the bind path in that VM (reports in CACHE/profile/)
 #
 # Builds live outside the checkout, in $(CACHE), keyed by the Debian package
 # version of linux-source-6.12; a changed patches/ series is re-applied in
@@ -40,7 +41,7 @@ KMAKE = $(MAKE) -C $(TREE) LLVM=1 CLIPPY=1 -j$(JOBS)
 
 .PHONY: all setup series series-check tree kernel module kunit kunit-all check \
 	fmt fmt-check clippy checkpatch host-test rust-analyzer clean vm-test vm-suite \
-	demo bench bench-vm-kernel deb-config deb deb-vm-test
+	demo bench bench-vm-kernel bench-profile deb-config deb deb-vm-test
 
 all: kernel module
 
@@ -201,6 +202,13 @@ deb: deb-config
 deb-vm-test: deb $(PROJECT)/out/rdma_hold
 	set -o pipefail; bash $(PROJECT)/e2e/deb-boot.sh $(PROJECT) $(DEB_DIR) \
 		$(PROJECT)/out/deb 2>&1 | tee $(CACHE)/deb-vm-test.log
+
+# Where the bind path's time goes (perf in the benchmark VM): the reports
+# go to $(CACHE)/profile/ (bench/profile.sh). Not a benchmark, not a test.
+bench-profile: bench-vm-kernel $(PROJECT)/out/rdma_hold $(PROJECT)/out/rdma_bindloop
+	@mkdir -p $(CACHE)/profile
+	VM_LIVE=$(CACHE)/profile/profile.log $(PROJECT)/e2e/vm.sh $(KBUILD_BENCH_VM) \
+		$(PROJECT)/out/bench/rdma_tcp_port.ko $(PROJECT)/out $(PROJECT)/bench/profile.sh
 
 fmt:
 	rustfmt --edition 2021 $(PROJECT)/src/*.rs $(PROJECT)/src/sys/*.rs

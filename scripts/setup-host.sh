@@ -11,7 +11,7 @@ APT_PACKAGES=(
 	clang lld llvm
 	python3 python3-pip
 	qemu-system-x86
-	iproute2 rdma-core rdmacm-utils ibverbs-utils perftest iperf nvme-cli
+	iproute2 rdma-core rdmacm-utils ibverbs-utils perftest iperf nvme-cli linux-perf
 	librdmacm-dev
 )
 
