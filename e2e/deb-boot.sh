@@ -68,6 +68,12 @@ chroot "$root" systemctl enable rdma-tcp-port-check.service
 # No login prompt on the console the test writes to.
 chroot "$root" systemctl mask serial-getty@ttyS0.service getty@tty1.service
 echo "deb-vm-test" >"$root/etc/hostname"
+# systemd-modules-load runs before journald: its log datagrams can be
+# dropped from the socket's short queue. On stderr, a stream that journald
+# reads once it starts, its "Inserted module" line is kept.
+mkdir -p "$root/etc/systemd/system/systemd-modules-load.service.d"
+printf '[Service]\nEnvironment=SYSTEMD_LOG_TARGET=console\nStandardError=journal+console\n' \
+	>"$root/etc/systemd/system/systemd-modules-load.service.d/log.conf"
 # journald cannot keep a persistent journal on the 9p root.
 mkdir -p "$root/etc/systemd/journald.conf.d"
 printf '[Journal]\nStorage=volatile\n' >"$root/etc/systemd/journald.conf.d/volatile.conf"

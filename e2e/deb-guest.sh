@@ -105,14 +105,7 @@ case "$out" in
 *"$SRV_IP:5001 "*"uid:65534 "*) ok "ss -B lists the module's socket on 5001, with its owner's uid" ;;
 *) bad "ss -B does not list a bound socket on $SRV_IP:5001" ;;
 esac
-say "\$ rdma resource show cm_id src-port 5001"
-out=$(rdma resource show cm_id src-port 5001)
-say "$out"
-case "$out" in
-*"pid $hold_pid comm rdma_hold src-addr $SRV_IP:5001 "*)
-	ok "rdma resource show names the holder of 5001: pid $hold_pid, rdma_hold" ;;
-*) bad "rdma resource show cm_id src-port 5001: '$out'" ;;
-esac
+holder_named "$hold_pid"
 stop "$hold_pid"
 
 say "== rping over siw, data verified"

@@ -79,14 +79,7 @@ say "== who holds port 5001? (README, Troubleshooting)"
 # its address are in the rdma tool's cm_id list.
 say "\$ ss -Htanp 'sport = :5001'   (in srv)"
 in_srv ss -Htanp 'sport = :5001'
-say "\$ rdma resource show cm_id src-port 5001"
-out=$(rdma resource show cm_id src-port 5001)
-say "$out"
-case "$out" in
-*"pid $hold_pid comm rdma_hold src-addr $SRV_IP:5001 "*)
-	ok "rdma resource show names the holder of 5001: pid $hold_pid, rdma_hold" ;;
-*) bad "rdma resource show cm_id src-port 5001: '$out'" ;;
-esac
+holder_named "$hold_pid"
 
 say "== rmmod while an id holds a port"
 grep rdma_tcp_port /proc/modules

@@ -95,6 +95,20 @@ hold_says() {
 	esac
 }
 
+# holder_named PID: the rdma tool names PID, an rdma_hold, as the holder of
+# $SRV_IP:5001 (README, Troubleshooting).
+holder_named() {
+	local out
+	say "\$ rdma resource show cm_id src-port 5001"
+	out=$(rdma resource show cm_id src-port 5001)
+	say "$out"
+	case "$out" in
+	*"pid $1 comm rdma_hold src-addr $SRV_IP:5001 "*)
+		ok "rdma resource show names the holder of 5001: pid $1, rdma_hold" ;;
+	*) bad "rdma resource show cm_id src-port 5001: '$out'" ;;
+	esac
+}
+
 # delete_module(2) without kmod's own in-use check: the kernel's errno.
 delete_module_errno() {
 	python3 -c 'import ctypes, errno, os
