@@ -177,16 +177,19 @@ bench: tree module $(TOOLS)
 KCONFIG ?=
 DEB_DIR = $(CACHE)/deb$(if $(KCONFIG),-kconfig)
 KBUILD_DEB = $(DEB_DIR)/build
-DEB_CONFIGS = $(if $(KCONFIG),$(abspath $(KCONFIG)) $(PROJECT)/configs/deb-distro.config,\
-	$(PROJECT)/configs/vm.config $(PROJECT)/configs/bench-vm.config) $(PROJECT)/configs/deb.config
+# What is checked after olddefconfig: all of our own fragments, but of a
+# configuration brought with KCONFIG only what we lay on it.
+DEB_OVERLAYS = $(if $(KCONFIG),$(PROJECT)/configs/deb-distro.config,\
+	$(PROJECT)/configs/bench-vm.config) $(PROJECT)/configs/deb.config
+DEB_BASE = $(if $(KCONFIG),$(abspath $(KCONFIG)),$(PROJECT)/configs/vm.config)
+DEB_CHECKED = $(if $(KCONFIG),,$(DEB_BASE)) $(DEB_OVERLAYS)
 deb-config: tree
 	@mkdir -p $(KBUILD_DEB)
-	$(PROJECT)/scripts/merge-config.sh $(DEB_CONFIGS) > $(KBUILD_DEB)/fragment.config
+	$(PROJECT)/scripts/merge-config.sh $(DEB_BASE) $(DEB_OVERLAYS) > $(KBUILD_DEB)/fragment.config
 	cp $(KBUILD_DEB)/fragment.config $(KBUILD_DEB)/.config
 	$(KMAKE) O=$(KBUILD_DEB) olddefconfig
-	$(PROJECT)/scripts/merge-config.sh $(if $(KCONFIG),$(wordlist 2,9,$(DEB_CONFIGS)),$(DEB_CONFIGS)) \
-		> $(KBUILD_DEB)/overlay.config
-	$(PROJECT)/scripts/check-config.sh $(KBUILD_DEB)/overlay.config $(KBUILD_DEB)/.config
+	$(PROJECT)/scripts/merge-config.sh $(DEB_CHECKED) > $(KBUILD_DEB)/checked.config
+	$(PROJECT)/scripts/check-config.sh $(KBUILD_DEB)/checked.config $(KBUILD_DEB)/.config
 
 deb: deb-config
 	$(KMAKE) O=$(KBUILD_DEB) bzImage modules
