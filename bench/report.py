@@ -17,19 +17,27 @@ import statistics
 import sys
 from pathlib import Path
 
-VARIANTS = ["upstream", "module", "module_noidr", "seed_c", "floor"]
+VARIANTS = ["upstream", "module", "module_noidr", "seed_c", "floor", "combined"]
 FILLS = ["upstream", "module", "host", "module_mixed"]
 FILL_LABELS = {"upstream": "upstream (rover)", "module": "module",
                "host": "host bind(0)", "module_mixed": "module, ½ host"}
 COLORS = {"upstream": "#4e79a7", "module": "#e15759", "module_noidr": "#f28e2b",
-          "seed_c": "#59a14f", "floor": "#9c755f", "host": "#76b7b2",
+          "seed_c": "#59a14f", "floor": "#9c755f", "combined": "#bab0ac", "host": "#76b7b2",
           "module_mixed": "#b07aa1"}
 PORTS = (("0", "port 0"), ("fixed", "explicit port"))
 # Paired per-operation ratios: name, numerator, denominator variants.
-RATIOS = [("module / (upstream + floor)", "module", ("upstream", "floor")),
+# "combined" times upstream's and floor's work as one operation: its ratio
+# to the sum of the two timed apart is what timing them together adds by
+# itself, which no provider can avoid.
+G2_RATIO = "module / (upstream + floor)"
+G2_COMBINED_RATIO = "module / combined"
+G3_RATIO = "module / seed_c"
+RATIOS = [(G2_RATIO, "module", ("upstream", "floor")),
           ("module_noidr / (upstream + floor)", "module_noidr", ("upstream", "floor")),
-          ("module / seed_c", "module", ("seed_c",))]
-RATIO_COLORS = ["#e15759", "#f28e2b", "#59a14f"]
+          (G3_RATIO, "module", ("seed_c",)),
+          ("combined / (upstream + floor)", "combined", ("upstream", "floor")),
+          (G2_COMBINED_RATIO, "module", ("combined",))]
+RATIO_COLORS = ["#e15759", "#f28e2b", "#59a14f", "#bab0ac", "#b07aa1"]
 
 G1_FILL_MAX = 4.0        # 99 %-full bind / first bind
 G2_MAX = 1.05            # module / (upstream + floor)
@@ -241,11 +249,15 @@ def per_op_section(bench, md, goals, out):
                    "Paired cost ratios of create + bind + destroy (median, 95 % CI)",
                    groups, (G3_MAX, G2_MAX))
     for port, label in PORTS:
-        c = cis.get((port, RATIOS[0][0]))
+        c = cis.get((port, G2_RATIO))
         goals.append((f"G2: module (idr=1) ≤ {G2_MAX:.2f} × (upstream + floor), {label}",
                       fmt_ci(c), decide_le(c, G2_MAX)))
+        c = cis.get((port, G2_COMBINED_RATIO))
+        goals.append((f"G2, the same bound against upstream's and floor's work timed as one "
+                      f"operation (combined): module ≤ {G2_MAX:.2f} × combined, {label}",
+                      fmt_ci(c), decide_le(c, G2_MAX)))
     for port, label in PORTS:
-        c = cis.get((port, RATIOS[2][0]))
+        c = cis.get((port, G3_RATIO))
         goals.append((f"G3: module ≤ {G3_MAX:.2f} × seed_c, CI narrower than ±{G3_HALF_WIDTH:g} %, "
                       f"{label}", fmt_ci(c), decide_le(c, G3_MAX, G3_HALF_WIDTH)))
 

@@ -12,7 +12,7 @@
 //! (see [`crate::policy::UserCap`]).
 
 use kernel::prelude::*;
-use kernel::rbtree::RBTree;
+use kernel::rbtree::{Entry, RBTree, RBTreeNodeReservation};
 
 use crate::policy::UserCap;
 
@@ -44,21 +44,22 @@ impl Tally {
         }
     }
 
-    fn count(&self, uid: u32, net: NetKey) -> u32 {
-        self.held.get(&(uid, net)).copied().unwrap_or(0)
-    }
-
-    fn add(&mut self, uid: u32, net: NetKey) -> Result {
-        if let Some(n) = self.held.get_mut(&(uid, net)) {
-            if *n == 0 {
-                self.zeros -= 1;
+    /// One more port for `key`; returns the new count.
+    fn add(&mut self, key: (u32, NetKey)) -> Result<u32> {
+        match self.held.entry(key) {
+            Entry::Occupied(o) => {
+                let n = o.into_mut();
+                if *n == 0 {
+                    self.zeros -= 1;
+                }
+                *n += 1;
+                Ok(*n)
             }
-            *n += 1;
-            return Ok(());
+            Entry::Vacant(v) => {
+                v.insert(1, RBTreeNodeReservation::new(GFP_KERNEL)?);
+                Ok(1)
+            }
         }
-        self.held
-            .try_create_and_insert((uid, net), 1, GFP_KERNEL)
-            .map(|_| ())
     }
 
     fn sub(&mut self, uid: u32, net: NetKey) {
@@ -91,6 +92,8 @@ impl Tally {
     /// Counts one more port for `uid` in `net`, unless `cap` forbids it and
     /// the caller is not `exempt` (`EMFILE`, what a task at its
     /// `RLIMIT_NOFILE` gets for a socket). `exempt` is asked only then.
+    /// Counts first and checks the new counts, so that the common case
+    /// looks each entry up once.
     pub(crate) fn charge(
         &mut self,
         uid: u32,
@@ -98,15 +101,19 @@ impl Tally {
         cap: Option<UserCap>,
         exempt: impl FnOnce() -> bool,
     ) -> Result {
+        let in_ns = self.add((uid, net))?;
+        let total = match self.add((uid, ALL)) {
+            Ok(total) => total,
+            Err(e) => {
+                self.sub(uid, net);
+                return Err(e);
+            }
+        };
         if let Some(cap) = cap {
-            if !cap.allows(self.count(uid, ALL), self.count(uid, net)) && !exempt() {
+            if !cap.allows(total.saturating_sub(1), in_ns.saturating_sub(1)) && !exempt() {
+                self.uncharge(uid, net);
                 return Err(EMFILE);
             }
-        }
-        self.add(uid, ALL)?;
-        if let Err(e) = self.add(uid, net) {
-            self.sub(uid, ALL);
-            return Err(e);
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! ephemeral search of [`crate::ephemeral`].
 
 use kernel::prelude::*;
-use kernel::rbtree::RBTree;
+use kernel::rbtree::{Entry, RBTree, RBTreeNodeReservation};
 
 use crate::ephemeral::{self, WORDS};
 use crate::sys::net::NetKey;
@@ -25,7 +25,7 @@ const MAX_IDLE: usize = 8;
 /// when it takes it and clears it when it lets go of it, whether or not
 /// another reservation shares the port (a clear bit is only a missed
 /// shortcut, a set one a refusal). So `users == 0` means `ours` is empty.
-struct NetPorts {
+pub(crate) struct NetPorts {
     ours: KVec<u64>,
     /// Ports that an explicit bind found taken by others: a hint only.
     seen: KVec<u64>,
@@ -50,31 +50,55 @@ impl Ports {
     }
 
     /// Counts one more reservation (or bind in flight) in `net`, allocating
-    /// the namespace's maps on first use. Undone by [`Ports::leave`] or
+    /// the namespace's maps on first use, and returns them, so that the
+    /// port is marked in the same lookup. Undone by [`Ports::leave`] or
     /// [`Ports::release`].
-    pub(crate) fn enter(&mut self, net: NetKey) -> Result {
-        if let Some(n) = self.nets.get_mut(&net) {
-            if n.users == 0 {
-                self.idle -= 1;
+    pub(crate) fn enter(&mut self, net: NetKey) -> Result<&mut NetPorts> {
+        let n = match self.nets.entry(net) {
+            Entry::Occupied(o) => {
+                let n = o.into_mut();
+                if n.users == 0 {
+                    self.idle -= 1;
+                }
+                n
             }
-            n.users += 1;
-            return Ok(());
-        }
-        let n = NetPorts {
-            ours: KVec::from_elem(0, WORDS, GFP_KERNEL)?,
-            seen: KVec::from_elem(0, WORDS, GFP_KERNEL)?,
-            seen_any: false,
-            users: 1,
+            Entry::Vacant(v) => {
+                let n = NetPorts {
+                    ours: KVec::from_elem(0, WORDS, GFP_KERNEL)?,
+                    seen: KVec::from_elem(0, WORDS, GFP_KERNEL)?,
+                    seen_any: false,
+                    users: 0,
+                };
+                v.insert(n, RBTreeNodeReservation::new(GFP_KERNEL)?)
+            }
         };
-        self.nets.try_create_and_insert(net, n, GFP_KERNEL)?;
-        Ok(())
+        n.users += 1;
+        Ok(n)
+    }
+
+    /// The maps of `net`, where a bind counted by [`Ports::enter`] goes on.
+    pub(crate) fn get_mut(&mut self, net: NetKey) -> Option<&mut NetPorts> {
+        self.nets.get_mut(&net)
     }
 
     /// Undoes [`Ports::enter`] for a bind that holds no port.
     pub(crate) fn leave(&mut self, net: NetKey) {
+        self.release_inner(net, None);
+    }
+
+    /// A reservation that held `port` in `net` lets it go.
+    pub(crate) fn release(&mut self, net: NetKey, port: u16) {
+        self.release_inner(net, Some(port));
+    }
+
+    /// One lookup: clears `port`, if any, and counts one user less.
+    fn release_inner(&mut self, net: NetKey, port: Option<u16>) {
         let Some(n) = self.nets.get_mut(&net) else {
             return;
         };
+        if let Some(port) = port {
+            ephemeral::assign(&mut n.ours, port, false);
+        }
         if n.users == 0 {
             return;
         }
@@ -99,66 +123,64 @@ impl Ports {
         }
         self.idle = 0;
     }
+}
 
-    /// A port of `low..=high` to try in `net`, from `start` on, that no
+/// Where a port-0 bind goes next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Pick {
+    /// Try this port, marked as ours until [`NetPorts::missed`].
+    Port(u16),
+    /// No port is left in neither map, but some were only found taken and
+    /// may have been let go since: the host's own `bind(0)` search decides.
+    Host,
+    /// Every port of the range is held by this module's reservations.
+    Full,
+}
+
+impl NetPorts {
+    /// The next port of `low..=high` to try, from `start` on, that no
     /// reservation of this module holds, no bind found taken, and that is
-    /// not in `reserved` (word `i` of `ip_local_reserved_ports`). The port
-    /// is marked as ours until [`Ports::missed`].
+    /// not in `reserved` (word `i` of `ip_local_reserved_ports`).
     pub(crate) fn pick(
         &mut self,
-        net: NetKey,
         (low, high): (u16, u16),
         start: u16,
         reserved: impl Fn(usize) -> u64,
-    ) -> Option<u16> {
-        let n = self.nets.get_mut(&net)?;
-        let (ours, seen) = (&n.ours, &n.seen);
+    ) -> Pick {
+        let (ours, seen) = (&self.ours, &self.seen);
         let busy = |i: usize| ours[i] | seen[i] | reserved(i);
-        let port = ephemeral::find_free(low, high, start, busy)?;
-        ephemeral::assign(&mut n.ours, port, true);
-        Some(port)
+        match ephemeral::find_free(low, high, start, busy) {
+            Some(port) => {
+                ephemeral::assign(&mut self.ours, port, true);
+                Pick::Port(port)
+            }
+            None if self.seen_any => Pick::Host,
+            None => Pick::Full,
+        }
     }
 
     /// The bind on a picked port failed; `taken`: because someone holds it.
-    pub(crate) fn missed(&mut self, net: NetKey, port: u16, taken: bool) {
-        if let Some(n) = self.nets.get_mut(&net) {
-            ephemeral::assign(&mut n.ours, port, false);
-            if taken {
-                ephemeral::assign(&mut n.seen, port, true);
-                n.seen_any = true;
-            }
+    pub(crate) fn missed(&mut self, port: u16, taken: bool) {
+        ephemeral::assign(&mut self.ours, port, false);
+        if taken {
+            ephemeral::assign(&mut self.seen, port, true);
+            self.seen_any = true;
         }
     }
 
-    /// Whether binds in `net` found ports taken by others.
-    pub(crate) fn any_seen(&self, net: NetKey) -> bool {
-        self.nets.get(&net).is_some_and(|n| n.seen_any)
-    }
-
-    /// Forgets what binds found taken in `net`.
-    pub(crate) fn forget_seen(&mut self, net: NetKey) {
-        if let Some(n) = self.nets.get_mut(&net) {
-            if n.seen_any {
-                n.seen.fill(0);
-                n.seen_any = false;
-            }
+    /// Forgets what binds found taken: the host's own search found a port
+    /// where the maps had none, so the hints were stale.
+    pub(crate) fn forget_seen(&mut self) {
+        if self.seen_any {
+            self.seen.fill(0);
+            self.seen_any = false;
         }
     }
 
-    /// A reservation counted by [`Ports::enter`] holds `port` in `net`.
-    pub(crate) fn hold(&mut self, net: NetKey, port: u16) {
-        if let Some(n) = self.nets.get_mut(&net) {
-            ephemeral::assign(&mut n.ours, port, true);
-            ephemeral::assign(&mut n.seen, port, false);
-        }
-    }
-
-    /// A reservation that held `port` in `net` lets it go.
-    pub(crate) fn release(&mut self, net: NetKey, port: u16) {
-        if let Some(n) = self.nets.get_mut(&net) {
-            ephemeral::assign(&mut n.ours, port, false);
-        }
-        self.leave(net);
+    /// A reservation counted by [`Ports::enter`] holds `port`.
+    pub(crate) fn hold(&mut self, port: u16) {
+        ephemeral::assign(&mut self.ours, port, true);
+        ephemeral::assign(&mut self.seen, port, false);
     }
 }
 

@@ -16,7 +16,7 @@ use crate::caller::Caller;
 use crate::limit::Tally;
 use crate::param;
 use crate::policy::{self, SockAddr, Tuple};
-use crate::ports::{self, Ports};
+use crate::ports::{self, Pick, Ports};
 use crate::sys::errno;
 use crate::sys::net::Net;
 use crate::sys::port_provider::{PortProvider, PortRequest, SS_LEN};
@@ -114,23 +114,40 @@ struct Options {
     afonly: bool,
 }
 
+/// What a bind asks the books to mark for it.
+#[derive(Clone, Copy)]
+enum Want {
+    /// An explicit port.
+    Port(u16),
+    /// An ephemeral port of `range`, searched from `start` on.
+    Pick { range: (u16, u16), start: u16 },
+    /// The port the host's own `bind(0)` search finds, marked once known.
+    Host,
+}
+
 /// A port being taken, counted against the user and in its namespace's
 /// port map until [`Claim::keep`]: dropped before that, both counts are
-/// undone and the port it took, if any, is marked free again.
+/// undone and the port it marked, if any, is marked free again.
 struct Claim<'a> {
     books: &'a Mutex<Books>,
     net: &'a Net<'a>,
     uid: u32,
+    /// The port marked in the namespace's map for this bind.
     port: Option<u16>,
+    /// What the bind asked for.
+    want: Want,
+    /// Where the bind goes next: the port marked, or the host's search.
+    next: Pick,
 }
 
 impl<'a> Claim<'a> {
-    /// Counts a port in `net` for the current task, within its cap; an
-    /// explicit `port` is marked as taken at once, in the same pass.
-    fn take(books: &'a Mutex<Books>, net: &'a Net<'a>, port: Option<u16>) -> Result<Self> {
+    /// Counts a port in `net` for the current task, within its cap, and
+    /// marks the port that `want` asks for, all in one pass under the lock.
+    fn take(books: &'a Mutex<Books>, net: &'a Net<'a>, want: Want) -> Result<Self> {
         let caller = Caller::current();
         let cap = caller.cap_in(net, param::user_share());
-        let mut b = books.lock();
+        let mut guard = books.lock();
+        let b = &mut *guard;
         let charged = b
             .tally
             .charge(caller.uid, net.key(), cap, || caller.exempt_in(net));
@@ -148,32 +165,73 @@ impl<'a> Claim<'a> {
             }
         }
         charged?;
-        if let Err(e) = b.ports.enter(net.key()) {
-            b.tally.uncharge(caller.uid, net.key());
-            return Err(e);
-        }
-        if let Some(port) = port {
-            b.ports.hold(net.key(), port);
-        }
+        let n = match b.ports.enter(net.key()) {
+            Ok(n) => n,
+            Err(e) => {
+                b.tally.uncharge(caller.uid, net.key());
+                return Err(e);
+            }
+        };
+        let first = match want {
+            Want::Port(port) => {
+                n.hold(port);
+                Pick::Port(port)
+            }
+            Want::Pick { range, start } => n.pick(range, start, |i| net.reserved_ports(i)),
+            Want::Host => Pick::Host,
+        };
+        let port = match first {
+            Pick::Port(port) => Some(port),
+            Pick::Host | Pick::Full => None,
+        };
         Ok(Self {
             books,
             net,
             uid: caller.uid,
             port,
+            want,
+            next: first,
         })
     }
 
-    /// The socket took `port`, which [`Ports::pick`] marked already.
-    fn picked(&mut self, port: u16) {
-        self.port = Some(port);
+    /// The picked `port` was found taken by someone else: records it and
+    /// picks the next one, in one pass under the lock.
+    fn missed(&mut self, port: u16) {
+        let Want::Pick { range, start } = self.want else {
+            self.next = Pick::Full;
+            return;
+        };
+        let net = self.net;
+        let mut b = self.books.lock();
+        let Some(n) = b.ports.get_mut(net.key()) else {
+            self.next = Pick::Full;
+            return;
+        };
+        n.missed(port, true);
+        self.next = n.pick(range, start, |i| net.reserved_ports(i));
+        self.port = match self.next {
+            Pick::Port(port) => Some(port),
+            Pick::Host | Pick::Full => None,
+        };
     }
 
-    /// The socket took `port`, not marked yet.
-    fn took(&mut self, port: u16) {
-        if self.port != Some(port) {
-            self.books.lock().ports.hold(self.net.key(), port);
-            self.port = Some(port);
+    /// The socket took `port`; `stale`: the host's own search found it
+    /// where the maps had none left, so what binds found taken is forgotten.
+    fn took(&mut self, port: u16, stale: bool) {
+        if self.port == Some(port) && !stale {
+            return;
         }
+        let mut b = self.books.lock();
+        if let Some(n) = b.ports.get_mut(self.net.key()) {
+            if let Some(old) = self.port {
+                n.missed(old, false);
+            }
+            if stale {
+                n.forget_seen();
+            }
+            n.hold(port);
+        }
+        self.port = Some(port);
     }
 
     /// The socket keeps its port, counted until `release_port`.
@@ -225,7 +283,8 @@ impl Provider {
             afonly: req.afonly(),
         };
         let src = SockAddr::parse(req.src()).ok_or_else(errno::eafnosupport)?;
-        let mut claim = Claim::take(&self.books, &net, (src.port != 0).then_some(src.port))?;
+        let want = Self::want(&net, &src);
+        let mut claim = Claim::take(&self.books, &net, want)?;
         // Only ids that rdma_resolve_addr() bound to port 0 may share a port.
         let sharing = SockAddr::parse(req.dst())
             .map(|dst| Tuple { src, dst })
@@ -233,12 +292,12 @@ impl Provider {
         let sock = match (self.bind(&net, opts, &src, req.src(), &mut claim), sharing) {
             (Err(e), Some(tuple)) if e == errno::eaddrinuse() => {
                 let sock = self.share(&net, opts, req.src_mut(), tuple)?;
-                claim.took(sock.port());
+                claim.took(sock.port(), false);
                 sock
             }
             (sock, sharing) => {
                 let sock = sock?;
-                claim.took(sock.port());
+                claim.took(sock.port(), false);
                 if let Some(mut tuple) = sharing {
                     tuple.src.port = sock.port();
                     self.record_active(&mut self.active.lock(), &net, &sock, tuple)?;
@@ -249,6 +308,25 @@ impl Provider {
         };
         claim.keep();
         Ok(Some(sock))
+    }
+
+    /// What the books mark for a bind to `src`: its port, or for port 0 a
+    /// port picked from the namespace's `ip_local_port_range` (see
+    /// [`crate::ephemeral`]) from a random one on. A range that reaches
+    /// below `ip_unprivileged_port_start` is left to the host's own search,
+    /// which an explicit bind there could not match.
+    fn want(net: &Net<'_>, src: &SockAddr) -> Want {
+        if src.port != 0 {
+            return Want::Port(src.port);
+        }
+        let range = net.local_port_range();
+        if u32::from(range.0) < net.unprivileged_port_start() {
+            return Want::Host;
+        }
+        Want::Pick {
+            range,
+            start: ports::random_start(range),
+        }
     }
 
     /// Takes the id's port. An id with reuse binds as an `SO_REUSEADDR`
@@ -282,16 +360,13 @@ impl Provider {
         }
     }
 
-    /// Takes an ephemeral port for a port-0 id: ports of the namespace's
-    /// `ip_local_port_range` that the port map does not know as taken are
-    /// tried with explicit binds (see [`crate::ephemeral`]) from a random one
-    /// on; when none is left but some were only found taken by others, the
-    /// host's own `bind(0)` search decides.
+    /// Takes an ephemeral port for a port-0 id: the ports the claim picks
+    /// (one in its first pass, one more after each port found taken) are tried with
+    /// explicit binds; when none is left but some were only found taken by
+    /// others, the host's own `bind(0)` search decides.
     /// The socket binds without reuse, so it takes a port on which it
     /// conflicts with nobody, as a port-0 bind does; an id with reuse gets it
-    /// afterwards. A range that reaches below `ip_unprivileged_port_start` is
-    /// left to the host's own search, which an explicit bind there could not
-    /// match.
+    /// afterwards.
     fn bind_ephemeral(
         &self,
         net: &Net<'_>,
@@ -300,48 +375,36 @@ impl Provider {
         src_raw: &[u8],
         claim: &mut Claim<'_>,
     ) -> Result<TcpSocket> {
-        let range = net.local_port_range();
         let reuse = if opts.reuseaddr {
             Reuse::Can
         } else {
             Reuse::No
         };
-        if u32::from(range.0) < net.unprivileged_port_start() {
+        if !matches!(claim.want, Want::Pick { .. }) {
             return take(net, src, src_raw, reuse, opts.afonly);
         }
         let sock = TcpSocket::new(net, src.family, opts.afonly)?;
         let mut raw = [0u8; SS_LEN];
         let raw = raw.get_mut(..src_raw.len()).ok_or(EINVAL)?;
         raw.copy_from_slice(src_raw);
-        let start = ports::random_start(range);
         loop {
-            let picked = self
-                .books
-                .lock()
-                .ports
-                .pick(net.key(), range, start, |i| net.reserved_ports(i));
-            let Some(port) = picked else {
-                // Every port is ours or was found taken. A port found taken
-                // may have been let go since: then the host's own search
-                // decides, and a port it finds shows the hints stale.
-                if !self.books.lock().ports.any_seen(net.key()) {
-                    return Err(errno::eaddrinuse());
-                }
-                sock.bind(src, src_raw)?;
-                self.books.lock().ports.forget_seen(net.key());
-                break;
-            };
-            SockAddr::write_port(raw, port);
-            match sock.bind(src, raw) {
-                Ok(()) => {
-                    claim.picked(port);
+            match claim.next {
+                Pick::Full => return Err(errno::eaddrinuse()),
+                Pick::Host => {
+                    // A port found taken may have been let go since: the
+                    // host's own search decides, and a port it finds shows
+                    // the hints stale.
+                    sock.bind(src, src_raw)?;
+                    claim.took(sock.port(), true);
                     break;
                 }
-                Err(e) => {
-                    let taken = e == errno::eaddrinuse();
-                    self.books.lock().ports.missed(net.key(), port, taken);
-                    if !taken {
-                        return Err(e);
+                Pick::Port(port) => {
+                    SockAddr::write_port(raw, port);
+                    match sock.bind(src, raw) {
+                        Ok(()) => break,
+                        // The claim's drop marks the port free again.
+                        Err(e) if e != errno::eaddrinuse() => return Err(e),
+                        Err(_) => claim.missed(port),
                     }
                 }
             }
