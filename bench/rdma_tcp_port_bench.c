@@ -45,6 +45,7 @@
 enum variant {
 	UPSTREAM, MODULE, MODULE_NOIDR, SEED_C, FLOOR, COMBINED, NR_VARIANTS
 };
+
 static const char * const variant_name[] = {
 	"upstream", "module", "module_noidr", "seed_c", "floor", "combined"
 };
