@@ -40,7 +40,7 @@ JOBS ?= $(shell nproc)
 KMAKE = $(MAKE) -C $(TREE) LLVM=1 CLIPPY=1 -j$(JOBS)
 
 .PHONY: all setup series series-check tree kernel module kunit kunit-all check \
-	fmt fmt-check clippy checkpatch host-test rust-analyzer clean vm-test vm-suite \
+	fmt fmt-check version-check clippy checkpatch host-test rust-analyzer clean vm-test vm-suite \
 	demo bench bench-vm-kernel bench-profile deb-config deb deb-vm-test
 
 all: kernel module
@@ -69,11 +69,20 @@ tree: setup series
 	bash $(PROJECT)/scripts/prepare-tree.sh $(PROJECT) $(TREE) $(KSRC_TAR)
 
 # The VM kernel: a small config grown with olddefconfig, as kunit.py does.
+# $(call kconfig,BUILD_DIR,FRAGMENTS,CHECKED): lay FRAGMENTS (the first the
+# base, merge-config.sh) into BUILD_DIR's .config, let olddefconfig fill in
+# the rest, and fail unless every option of CHECKED came out as asked.
+define kconfig
+	@mkdir -p $(1)
+	$(PROJECT)/scripts/merge-config.sh $(2) > $(1)/fragment.config
+	cp $(1)/fragment.config $(1)/.config
+	$(KMAKE) O=$(1) olddefconfig
+	$(PROJECT)/scripts/merge-config.sh $(3) > $(1)/checked.config
+	$(PROJECT)/scripts/check-config.sh $(1)/checked.config $(1)/.config
+endef
+
 kernel: tree
-	@mkdir -p $(KBUILD_X86)
-	cp $(PROJECT)/configs/vm.config $(KBUILD_X86)/.config
-	$(KMAKE) O=$(KBUILD_X86) olddefconfig
-	$(PROJECT)/scripts/check-config.sh $(PROJECT)/configs/vm.config $(KBUILD_X86)/.config
+	$(call kconfig,$(KBUILD_X86),$(PROJECT)/configs/vm.config,$(PROJECT)/configs/vm.config)
 	$(KMAKE) O=$(KBUILD_X86) bzImage modules
 
 # The VM kernel builds the module (CONFIG_RDMA_TCP_PORT=m, with clippy).
@@ -146,14 +155,9 @@ BENCH_FLAGS = --arch=x86_64 --build_dir=$(CACHE)/bench-x86_64 \
 # without lockdep, KASAN and kmemleak (configs/bench-vm.config), which
 # would inflate exactly the steps that create and release a socket.
 KBUILD_BENCH_VM = $(CACHE)/build-bench-vm
+BENCH_VM_FRAGMENTS = $(PROJECT)/configs/vm.config $(PROJECT)/configs/bench-vm.config
 bench-vm-kernel: tree
-	@mkdir -p $(KBUILD_BENCH_VM)
-	$(PROJECT)/scripts/merge-config.sh $(PROJECT)/configs/vm.config \
-		$(PROJECT)/configs/bench-vm.config > $(KBUILD_BENCH_VM)/fragment.config
-	cp $(KBUILD_BENCH_VM)/fragment.config $(KBUILD_BENCH_VM)/.config
-	$(KMAKE) O=$(KBUILD_BENCH_VM) olddefconfig
-	$(PROJECT)/scripts/check-config.sh $(KBUILD_BENCH_VM)/fragment.config \
-		$(KBUILD_BENCH_VM)/.config
+	$(call kconfig,$(KBUILD_BENCH_VM),$(BENCH_VM_FRAGMENTS),$(BENCH_VM_FRAGMENTS))
 	$(KMAKE) O=$(KBUILD_BENCH_VM) bzImage modules
 	@mkdir -p $(PROJECT)/out/bench
 	cp $(KBUILD_BENCH_VM)/$(MODULE_KO) $(PROJECT)/out/bench/
@@ -184,12 +188,7 @@ DEB_OVERLAYS = $(if $(KCONFIG),$(PROJECT)/configs/deb-distro.config,\
 DEB_BASE = $(if $(KCONFIG),$(abspath $(KCONFIG)),$(PROJECT)/configs/vm.config)
 DEB_CHECKED = $(if $(KCONFIG),,$(DEB_BASE)) $(DEB_OVERLAYS)
 deb-config: tree
-	@mkdir -p $(KBUILD_DEB)
-	$(PROJECT)/scripts/merge-config.sh $(DEB_BASE) $(DEB_OVERLAYS) > $(KBUILD_DEB)/fragment.config
-	cp $(KBUILD_DEB)/fragment.config $(KBUILD_DEB)/.config
-	$(KMAKE) O=$(KBUILD_DEB) olddefconfig
-	$(PROJECT)/scripts/merge-config.sh $(DEB_CHECKED) > $(KBUILD_DEB)/checked.config
-	$(PROJECT)/scripts/check-config.sh $(KBUILD_DEB)/checked.config $(KBUILD_DEB)/.config
+	$(call kconfig,$(KBUILD_DEB),$(DEB_BASE) $(DEB_OVERLAYS),$(DEB_CHECKED))
 
 deb: deb-config
 	$(KMAKE) O=$(KBUILD_DEB) bzImage modules
@@ -221,6 +220,13 @@ fmt-check:
 	rustfmt --edition 2021 --check $(PROJECT)/src/*.rs $(PROJECT)/src/sys/*.rs
 	cd $(PROJECT) && cargo fmt --all -- --check
 
+# One version: the module's modinfo (and so its .deb) says the workspace's.
+version-check:
+	@v=$$(sed -n 's/^version = "\(.*\)"$$/\1/p' $(PROJECT)/Cargo.toml); \
+	grep -qF 'modinfo!("version", "'"$$v"'")' $(PROJECT)/src/rdma_tcp_port_main.rs || \
+		{ echo "version-check: src/rdma_tcp_port_main.rs does not give version $$v (Cargo.toml)" >&2; exit 1; }
+	@echo "version-check: $$(sed -n 's/^version = "\(.*\)"$$/\1/p' $(PROJECT)/Cargo.toml)"
+
 checkpatch: tree
 	cd $(TREE) && ./scripts/checkpatch.pl --strict --no-tree -q \
 		$(addprefix $(PROJECT)/patches/,$(shell grep -v '^#' $(PROJECT)/patches/series))
@@ -240,7 +246,7 @@ rust-analyzer: kernel
 	cp $(KBUILD_X86)/rust-project.json $(PROJECT)/
 
 # The README's test command.
-check: setup fmt-check host-test series-check checkpatch
+check: setup fmt-check version-check host-test series-check checkpatch
 	$(MAKE) kunit KUNIT_ARCH=um
 	$(MAKE) kunit KUNIT_ARCH=x86_64
 	$(MAKE) clippy

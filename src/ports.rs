@@ -130,10 +130,12 @@ impl Ports {
 pub(crate) enum Pick {
     /// Try this port, marked as ours until [`NetPorts::missed`].
     Port(u16),
-    /// No port is left in neither map, but some were only found taken and
-    /// may have been let go since: the host's own `bind(0)` search decides.
+    /// The host's own `bind(0)` search decides: no port is left in neither
+    /// map, but some were only found taken and may have been let go since.
     Host,
-    /// Every port of the range is held by this module's reservations.
+    /// Every port of the range is held by this module's reservations or
+    /// in `ip_local_reserved_ports`, and no bind found one taken by others:
+    /// the range is full (`EADDRINUSE` at once, as TCP's `bind(0)` gives).
     Full,
 }
 
