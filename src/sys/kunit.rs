@@ -8,6 +8,7 @@ use core::sync::atomic::{AtomicPtr, Ordering};
 
 use kernel::bindings;
 use kernel::ffi::{c_char, c_int};
+use kernel::prelude::*;
 
 use crate::param;
 
@@ -31,6 +32,21 @@ pub(crate) extern "C" fn rdma_tcp_port_kunit_set_idr(on: bool) -> bool {
     param::set_idr(on)
 }
 
+/// Sets a parameter with `set` from its string form `val`, as sysfs would:
+/// 0, or the error `set` gives.
+///
+/// # Safety
+///
+/// `val` is a NUL-terminated string.
+unsafe fn set_from_c(val: *const c_char, set: fn(&[u8]) -> Result) -> c_int {
+    // SAFETY: the caller passes a NUL-terminated string.
+    let val = unsafe { core::ffi::CStr::from_ptr(val.cast()) };
+    kernel::error::from_result(|| {
+        set(val.to_bytes())?;
+        Ok(0)
+    })
+}
+
 /// Sets `reserve` from its string form, as sysfs would; 0 or `-EINVAL`.
 ///
 /// # Safety
@@ -39,11 +55,7 @@ pub(crate) extern "C" fn rdma_tcp_port_kunit_set_idr(on: bool) -> bool {
 #[no_mangle]
 pub(crate) unsafe extern "C" fn rdma_tcp_port_kunit_set_reserve(val: *const c_char) -> c_int {
     // SAFETY: the caller passes a NUL-terminated string.
-    let val = unsafe { core::ffi::CStr::from_ptr(val.cast()) };
-    kernel::error::from_result(|| {
-        param::set_reserve(val.to_bytes())?;
-        Ok(0)
-    })
+    unsafe { set_from_c(val, param::set_reserve) }
 }
 
 /// Sets `user_share` from its string form, as sysfs would; 0 or `-EINVAL`.
@@ -54,9 +66,5 @@ pub(crate) unsafe extern "C" fn rdma_tcp_port_kunit_set_reserve(val: *const c_ch
 #[no_mangle]
 pub(crate) unsafe extern "C" fn rdma_tcp_port_kunit_set_user_share(val: *const c_char) -> c_int {
     // SAFETY: the caller passes a NUL-terminated string.
-    let val = unsafe { core::ffi::CStr::from_ptr(val.cast()) };
-    kernel::error::from_result(|| {
-        param::set_user_share(val.to_bytes())?;
-        Ok(0)
-    })
+    unsafe { set_from_c(val, param::set_user_share) }
 }
