@@ -361,9 +361,10 @@ impl Provider {
     }
 
     /// Takes an ephemeral port for a port-0 id: the ports the claim picks
-    /// (one in its first pass, one more after each port found taken) are tried with
-    /// explicit binds; when none is left but some were only found taken by
-    /// others, the host's own `bind(0)` search decides.
+    /// (one in its first pass, one more after each port found taken) are
+    /// tried with explicit binds; when none is left but some were only
+    /// found taken by others, the host's own `bind(0)` search decides, as
+    /// it does for a range that [`Provider::want`] leaves to it.
     /// The socket binds without reuse, so it takes a port on which it
     /// conflicts with nobody, as a port-0 bind does; an id with reuse gets it
     /// afterwards.
