@@ -68,10 +68,10 @@ tree: setup series
 	@mkdir -p $(CACHE)
 	bash $(PROJECT)/scripts/prepare-tree.sh $(PROJECT) $(TREE) $(KSRC_TAR)
 
-# The VM kernel: a small config grown with olddefconfig, as kunit.py does.
-# $(call kconfig,BUILD_DIR,FRAGMENTS,CHECKED): lay FRAGMENTS (the first the
-# base, merge-config.sh) into BUILD_DIR's .config, let olddefconfig fill in
-# the rest, and fail unless every option of CHECKED came out as asked.
+# $(call kconfig,BUILD_DIR,FRAGMENTS,CHECKED): merge FRAGMENTS (the first is
+# the base; scripts/merge-config.sh) into BUILD_DIR's .config, let
+# olddefconfig fill in the rest, and fail unless every option of CHECKED
+# came out as asked. The VM, benchmark and package kernels all use it.
 define kconfig
 	@mkdir -p $(1)
 	$(PROJECT)/scripts/merge-config.sh $(2) > $(1)/fragment.config
@@ -81,6 +81,7 @@ define kconfig
 	$(PROJECT)/scripts/check-config.sh $(1)/checked.config $(1)/.config
 endef
 
+# The VM kernel: a small config grown with olddefconfig, as kunit.py does.
 kernel: tree
 	$(call kconfig,$(KBUILD_X86),$(PROJECT)/configs/vm.config,$(PROJECT)/configs/vm.config)
 	$(KMAKE) O=$(KBUILD_X86) bzImage modules
