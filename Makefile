@@ -225,8 +225,8 @@ fmt-check:
 version-check:
 	@v=$$(sed -n 's/^version = "\(.*\)"$$/\1/p' $(PROJECT)/Cargo.toml); \
 	grep -qF 'modinfo!("version", "'"$$v"'")' $(PROJECT)/src/rdma_tcp_port_main.rs || \
-		{ echo "version-check: src/rdma_tcp_port_main.rs does not give version $$v (Cargo.toml)" >&2; exit 1; }
-	@echo "version-check: $$(sed -n 's/^version = "\(.*\)"$$/\1/p' $(PROJECT)/Cargo.toml)"
+		{ echo "version-check: src/rdma_tcp_port_main.rs does not give version $$v (Cargo.toml)" >&2; exit 1; }; \
+	echo "version-check: $$v"
 
 checkpatch: tree
 	cd $(TREE) && ./scripts/checkpatch.pl --strict --no-tree -q \

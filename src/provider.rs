@@ -132,12 +132,12 @@ struct Claim<'a> {
     books: &'a Mutex<Books>,
     net: &'a Net<'a>,
     uid: u32,
-    /// The port marked in the namespace's map for this bind.
-    port: Option<u16>,
     /// What the bind asked for.
     want: Want,
-    /// Where the bind goes next: the port marked, or the host's search.
-    next: Pick,
+    /// Where the bind stands: `Pick::Port` is the port marked in the
+    /// namespace's map for it (to try, or taken), `Host` and `Full` mark
+    /// none.
+    mark: Pick,
 }
 
 impl<'a> Claim<'a> {
@@ -172,7 +172,7 @@ impl<'a> Claim<'a> {
                 return Err(e);
             }
         };
-        let first = match want {
+        let mark = match want {
             Want::Port(port) => {
                 n.hold(port);
                 Pick::Port(port)
@@ -180,50 +180,43 @@ impl<'a> Claim<'a> {
             Want::Pick { range, start } => n.pick(range, start, |i| net.reserved_ports(i)),
             Want::Host => Pick::Host,
         };
-        let port = match first {
-            Pick::Port(port) => Some(port),
-            Pick::Host | Pick::Full => None,
-        };
         Ok(Self {
             books,
             net,
             uid: caller.uid,
-            port,
             want,
-            next: first,
+            mark,
         })
     }
 
     /// The picked `port` was found taken by someone else: records it and
     /// picks the next one, in one pass under the lock.
     fn missed(&mut self, port: u16) {
-        let Want::Pick { range, start } = self.want else {
-            self.next = Pick::Full;
-            return;
-        };
         let net = self.net;
         let mut b = self.books.lock();
-        let Some(n) = b.ports.get_mut(net.key()) else {
-            self.next = Pick::Full;
-            return;
-        };
-        n.missed(port, true);
-        self.next = n.pick(range, start, |i| net.reserved_ports(i));
-        self.port = match self.next {
-            Pick::Port(port) => Some(port),
-            Pick::Host | Pick::Full => None,
+        self.mark = match (b.ports.get_mut(net.key()), self.want) {
+            (Some(n), Want::Pick { range, start }) => {
+                n.missed(port, true);
+                n.pick(range, start, |i| net.reserved_ports(i))
+            }
+            // Only port-0 binds pick: nothing to try next.
+            (Some(n), Want::Port(_) | Want::Host) => {
+                n.missed(port, false);
+                Pick::Full
+            }
+            (None, _) => Pick::Full,
         };
     }
 
     /// The socket took `port`; `stale`: the host's own search found it
     /// where the maps had none left, so what binds found taken is forgotten.
     fn took(&mut self, port: u16, stale: bool) {
-        if self.port == Some(port) && !stale {
+        if self.mark == Pick::Port(port) && !stale {
             return;
         }
         let mut b = self.books.lock();
         if let Some(n) = b.ports.get_mut(self.net.key()) {
-            if let Some(old) = self.port {
+            if let Pick::Port(old) = self.mark {
                 n.missed(old, false);
             }
             if stale {
@@ -231,7 +224,7 @@ impl<'a> Claim<'a> {
             }
             n.hold(port);
         }
-        self.port = Some(port);
+        self.mark = Pick::Port(port);
     }
 
     /// The socket keeps its port, counted until `release_port`.
@@ -244,9 +237,9 @@ impl Drop for Claim<'_> {
     fn drop(&mut self) {
         let mut b = self.books.lock();
         b.tally.uncharge(self.uid, self.net.key());
-        match self.port {
-            Some(port) => b.ports.release(self.net.key(), port),
-            None => b.ports.leave(self.net.key()),
+        match self.mark {
+            Pick::Port(port) => b.ports.release(self.net.key(), port),
+            Pick::Host | Pick::Full => b.ports.leave(self.net.key()),
         }
     }
 }
@@ -389,7 +382,7 @@ impl Provider {
         let raw = raw.get_mut(..src_raw.len()).ok_or(EINVAL)?;
         raw.copy_from_slice(src_raw);
         loop {
-            match claim.next {
+            match claim.mark {
                 Pick::Full => return Err(errno::eaddrinuse()),
                 Pick::Host => {
                     // A port found taken may have been let go since: the
