@@ -72,9 +72,15 @@ impl Provider {
         tuple: Tuple,
     ) -> Result {
         let ret = table.insert(net.key(), sock.key(), tuple);
+        self.note_active(table);
+        ret
+    }
+
+    /// Stores whether the locked active-side table holds any socket, after
+    /// every change to it.
+    fn note_active(&self, table: &ActivePorts) {
         self.active_in_use
             .store(!table.is_empty(), Ordering::Release);
-        ret
     }
 }
 
@@ -98,8 +104,7 @@ impl PortProvider for Provider {
         if self.active_in_use.load(Ordering::Acquire) {
             let mut table = self.active.lock();
             table.remove(sock.key());
-            self.active_in_use
-                .store(!table.is_empty(), Ordering::Release);
+            self.note_active(&table);
         }
         drop(sock);
     }
@@ -244,22 +249,58 @@ impl Drop for Claim<'_> {
     }
 }
 
-/// A new socket in `net` bound to `addr` (`raw`) with `reuse`, or the
-/// host's error: `EADDRINUSE`, `EACCES`, `EADDRNOTAVAIL`...
-fn take(
-    net: &Net<'_>,
-    addr: &SockAddr,
-    raw: &[u8],
-    reuse: Reuse,
-    v6only: bool,
-) -> Result<TcpSocket> {
-    let sock = TcpSocket::new(net, addr.family, v6only)?;
-    // A new socket starts with SK_NO_REUSE.
-    if reuse != Reuse::No {
-        sock.set_reuse(reuse);
+/// An id's bind: its namespace, its options and its source address, both
+/// parsed and as the id holds it (a `struct sockaddr_in{,6}`, scope id and
+/// flow label included), which is what the sockets bind to. It binds a
+/// copy, so that the id's own address changes only once a port is taken.
+struct Bind<'a> {
+    net: &'a Net<'a>,
+    opts: Options,
+    src: SockAddr,
+    raw: [u8; SS_LEN],
+}
+
+impl<'a> Bind<'a> {
+    /// The bind of an id whose source address is `raw`: `EAFNOSUPPORT`
+    /// for a family other than IPv4 and IPv6.
+    fn new(net: &'a Net<'a>, opts: Options, raw: &[u8]) -> Result<Self> {
+        let src = SockAddr::parse(raw).ok_or_else(errno::eafnosupport)?;
+        let raw = <[u8; SS_LEN]>::try_from(raw).map_err(|_| EINVAL)?;
+        Ok(Self {
+            net,
+            opts,
+            src,
+            raw,
+        })
     }
-    sock.bind(addr, raw)?;
-    Ok(sock)
+
+    /// Binds to `port` from now on.
+    fn set_port(&mut self, port: u16) {
+        self.src.port = port;
+        SockAddr::write_port(&mut self.raw, port);
+    }
+
+    /// A new socket of the id's family in its namespace, not bound yet.
+    fn socket(&self) -> Result<TcpSocket> {
+        TcpSocket::new(self.net, self.src.family, self.opts.afonly)
+    }
+
+    /// Binds `sock` to the address: the host's error (`EADDRINUSE`,
+    /// `EACCES`, `EADDRNOTAVAIL`...) leaves it unbound.
+    fn bind(&self, sock: &TcpSocket) -> Result {
+        sock.bind(&self.src, &self.raw)
+    }
+
+    /// A new socket bound to the address with `reuse`.
+    fn take(&self, reuse: Reuse) -> Result<TcpSocket> {
+        let sock = self.socket()?;
+        // A new socket starts with SK_NO_REUSE.
+        if reuse != Reuse::No {
+            sock.set_reuse(reuse);
+        }
+        self.bind(&sock)?;
+        Ok(sock)
+    }
 }
 
 impl Provider {
@@ -275,31 +316,27 @@ impl Provider {
             reuseaddr: req.reuseaddr(),
             afonly: req.afonly(),
         };
-        let src = SockAddr::parse(req.src()).ok_or_else(errno::eafnosupport)?;
-        let want = Self::want(&net, &src);
-        let mut claim = Claim::take(&self.books, &net, want)?;
+        let mut bind = Bind::new(&net, opts, req.src())?;
+        let src = bind.src;
+        let mut claim = Claim::take(&self.books, &net, Self::want(&net, &src))?;
         // Only ids that rdma_resolve_addr() bound to port 0 may share a port.
         let sharing = SockAddr::parse(req.dst())
             .map(|dst| Tuple { src, dst })
             .filter(|t| t.is_active() && src.port == 0);
-        let sock = match (self.bind(&net, opts, &src, req.src(), &mut claim), sharing) {
-            (Err(e), Some(tuple)) if e == errno::eaddrinuse() => {
-                let sock = self.share(&net, opts, req.src_mut(), tuple)?;
-                claim.took(sock.port(), false);
-                sock
-            }
+        let sock = match (self.bind(&mut bind, &mut claim), sharing) {
+            (Err(e), Some(tuple)) if e == errno::eaddrinuse() => self.share(&mut bind, tuple)?,
             (sock, sharing) => {
                 let sock = sock?;
-                claim.took(sock.port(), false);
                 if let Some(mut tuple) = sharing {
                     tuple.src.port = sock.port();
                     self.record_active(&mut self.active.lock(), &net, &sock, tuple)?;
                 }
-                SockAddr::write_port(req.src_mut(), sock.port());
                 sock
             }
         };
+        claim.took(sock.port(), false);
         claim.keep();
+        SockAddr::write_port(req.src_mut(), sock.port());
         Ok(Some(sock))
     }
 
@@ -329,23 +366,16 @@ impl Provider {
     /// leaves on the port of an earlier id (which allow reuse) do not keep
     /// it out: the rdma_cm never asked its users for `SO_REUSEADDR`. Port 0
     /// is [`Provider::bind_ephemeral`]'s.
-    fn bind(
-        &self,
-        net: &Net<'_>,
-        opts: Options,
-        src: &SockAddr,
-        src_raw: &[u8],
-        claim: &mut Claim<'_>,
-    ) -> Result<TcpSocket> {
-        if src.port == 0 {
-            return self.bind_ephemeral(net, opts, src, src_raw, claim);
+    fn bind(&self, bind: &mut Bind<'_>, claim: &mut Claim<'_>) -> Result<TcpSocket> {
+        if bind.src.port == 0 {
+            return self.bind_ephemeral(bind, claim);
         }
-        if opts.reuseaddr {
-            return take(net, src, src_raw, Reuse::Can, opts.afonly);
+        if bind.opts.reuseaddr {
+            return bind.take(Reuse::Can);
         }
-        match take(net, src, src_raw, Reuse::No, opts.afonly) {
+        match bind.take(Reuse::No) {
             Err(e) if e == errno::eaddrinuse() => {
-                let sock = take(net, src, src_raw, Reuse::Can, opts.afonly)?;
+                let sock = bind.take(Reuse::Can)?;
                 sock.claim_port()?;
                 Ok(sock)
             }
@@ -361,26 +391,16 @@ impl Provider {
     /// The socket binds without reuse, so it takes a port on which it
     /// conflicts with nobody, as a port-0 bind does; an id with reuse gets it
     /// afterwards.
-    fn bind_ephemeral(
-        &self,
-        net: &Net<'_>,
-        opts: Options,
-        src: &SockAddr,
-        src_raw: &[u8],
-        claim: &mut Claim<'_>,
-    ) -> Result<TcpSocket> {
-        let reuse = if opts.reuseaddr {
+    fn bind_ephemeral(&self, bind: &mut Bind<'_>, claim: &mut Claim<'_>) -> Result<TcpSocket> {
+        let reuse = if bind.opts.reuseaddr {
             Reuse::Can
         } else {
             Reuse::No
         };
         if !matches!(claim.want, Want::Pick { .. }) {
-            return take(net, src, src_raw, reuse, opts.afonly);
+            return bind.take(reuse);
         }
-        let sock = TcpSocket::new(net, src.family, opts.afonly)?;
-        let mut raw = [0u8; SS_LEN];
-        let raw = raw.get_mut(..src_raw.len()).ok_or(EINVAL)?;
-        raw.copy_from_slice(src_raw);
+        let sock = bind.socket()?;
         loop {
             match claim.mark {
                 Pick::Full => return Err(errno::eaddrinuse()),
@@ -388,13 +408,14 @@ impl Provider {
                     // A port found taken may have been let go since: the
                     // host's own search decides, and a port it finds shows
                     // the hints stale.
-                    sock.bind(src, src_raw)?;
+                    bind.set_port(0);
+                    bind.bind(&sock)?;
                     claim.took(sock.port(), true);
                     break;
                 }
                 Pick::Port(port) => {
-                    SockAddr::write_port(raw, port);
-                    match sock.bind(src, raw) {
+                    bind.set_port(port);
+                    match bind.bind(&sock) {
                         Ok(()) => break,
                         // The claim's drop marks the port free again.
                         Err(e) if e != errno::eaddrinuse() => return Err(e),
@@ -412,26 +433,15 @@ impl Provider {
     /// The range is full: join a port held by this module's active ids
     /// whose 4-tuples all differ from this id's, as upstream's allocator
     /// would.
-    fn share(
-        &self,
-        net: &Net<'_>,
-        opts: Options,
-        src_raw: &mut [u8],
-        mut tuple: Tuple,
-    ) -> Result<TcpSocket> {
+    fn share(&self, bind: &mut Bind<'_>, mut tuple: Tuple) -> Result<TcpSocket> {
         let mut table = self.active.lock();
         let port = table
-            .find_shareable(net.key(), &tuple)
+            .find_shareable(bind.net.key(), &tuple)
             .ok_or_else(errno::eaddrinuse)?;
         tuple.src.port = port;
-        // Bind a copy: the id's address changes only once the port is ours.
-        let mut raw = [0u8; SS_LEN];
-        let raw = raw.get_mut(..src_raw.len()).ok_or(EINVAL)?;
-        raw.copy_from_slice(src_raw);
-        SockAddr::write_port(raw, port);
-        let sock = take(net, &tuple.src, raw, Reuse::Force, opts.afonly)?;
-        self.record_active(&mut table, net, &sock, tuple)?;
-        SockAddr::write_port(src_raw, port);
+        bind.set_port(port);
+        let sock = bind.take(Reuse::Force)?;
+        self.record_active(&mut table, bind.net, &sock, tuple)?;
         Ok(sock)
     }
 }
