@@ -3,7 +3,9 @@
 # make bench-profile, in the benchmark VM: perf (software clock, whole
 # system, call graphs) over rdma_bindloop through ucma, upstream, then with
 # the module, then with idr=0; per variant the time per id and perf's
-# self and children tables, written next to $VM_LIVE.  A profile, not a
+# self and children tables, and (bench/callees.py, provider.md) how the
+# provider's operations split between the host's socket calls and the
+# module's own code, written next to $VM_LIVE.  A profile, not a
 # benchmark: the VM is emulated and ucma's syscalls dominate; read the
 # shares of the rdma_cm's and the module's functions side by side.
 set -u
@@ -21,6 +23,8 @@ profile() { # name port0|explicit
 		grep '%' | head -60 >"$out/$1.self"
 	perf report -i "$out/$1.data" --children --sort sym --stdio -g none 2>/dev/null |
 		grep '%' | head -200 >"$out/$1.children"
+	# The call chains, for bench/callees.py.
+	perf script -i "$out/$1.data" -F ip,sym >"$out/$1.chains" 2>/dev/null
 	rm -f "$out/$1.data"
 	say "$1: $(cat "$out/$1.time")"
 }
@@ -32,4 +36,9 @@ profile module_port0 port0
 echo N >/sys/module/rdma_tcp_port/parameters/idr
 profile noidr_explicit explicit
 profile noidr_port0 port0
+python3 "$(dirname "$0")/callees.py" \
+	$(for v in module_explicit module_port0 noidr_explicit noidr_port0; do
+		echo "$v=$out/$v.chains"; done) >"$out/provider.md"
+rm -f "$out"/*.chains
+cat "$out/provider.md"
 say "profiles in $out"
