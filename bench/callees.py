@@ -11,7 +11,8 @@ Usage: callees.py NAME=SCRIPT...  (markdown on stdout)
 import collections
 import sys
 
-# The provider's operations, as their mangled names end.
+# The provider's operations: what the mangled names of the trait's methods
+# (not the C adapter's, which call them) contain.
 OPS = {
     "get_port": "12PortProvider8get_port",
     "release_port": "12PortProvider12release_port",
@@ -38,24 +39,6 @@ def samples(path):
         yield chain
 
 
-def short(sym):
-    """A readable name for a mangled Rust symbol: its last two path parts."""
-    if not sym.startswith("_R"):
-        return sym
-    names, i = [], 0
-    while i < len(sym):
-        if sym[i].isdigit():
-            j = i
-            while j < len(sym) and sym[j].isdigit():
-                j += 1
-            n = int(sym[i:j])
-            names.append(sym[j:j + n])
-            i = j + n
-        else:
-            i += 1
-    return "::".join(n for n in names[-2:] if n) or sym
-
-
 def where(below):
     """What a sample under an operation is spent in, given the frames below
     the operation (leaf first): the outermost host function it called, or
@@ -75,8 +58,7 @@ def breakdown(path):
     for chain in samples(path):
         total += 1
         for op, tail in OPS.items():
-            at = next((i for i, sym in enumerate(chain)
-                       if tail in sym and "Adapter" not in sym), None)
+            at = next((i for i, sym in enumerate(chain) if tail in sym), None)
             if at is not None:
                 per_op[op][where(chain[:at])] += 1
     return total, per_op
@@ -94,7 +76,7 @@ def main(args):
                 continue
             mine = callees["(own)"]
             host = [(k, v) for k, v in callees.most_common() if k != "(own)"]
-            top = ", ".join(f"`{short(k)}` {100 * v / n:.0f} %" for k, v in host[:3])
+            top = ", ".join(f"`{k}` {100 * v / n:.0f} %" for k, v in host[:3])
             print(f"| {name} | `{op}` | {n} ({100 * n / total:.2f} %) | "
                   f"{100 * (n - mine) / n:.1f} % | {100 * mine / n:.1f} % | {top} |")
 
