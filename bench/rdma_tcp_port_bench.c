@@ -15,6 +15,8 @@
  *   module        the Rust provider, idr=1 (its default)
  *   module_noidr  the Rust provider, idr=0
  *   seed_c        the RFC's approach in C (seed_provider.c)
+ *   twin_c        the module's work in C (twin_provider.c): Rust against C
+ *                 on the same work
  *   floor         a bare TCP socket: sock_create_kern, kernel_bind,
  *                 sock_release, and no rdma_cm id at all
  *   combined      upstream's operation and then floor's, as one: the work
@@ -41,13 +43,16 @@
 
 #include "../kunit/rdma_tcp_port_kunit.h"
 #include "seed_provider.h"
+#include "twin_provider.h"
 
 enum variant {
-	UPSTREAM, MODULE, MODULE_NOIDR, SEED_C, FLOOR, COMBINED, NR_VARIANTS
+	UPSTREAM, MODULE, MODULE_NOIDR, SEED_C, TWIN_C, FLOOR, COMBINED,
+	NR_VARIANTS
 };
 
 static const char * const variant_name[] = {
-	"upstream", "module", "module_noidr", "seed_c", "floor", "combined"
+	"upstream", "module", "module_noidr", "seed_c", "twin_c", "floor",
+	"combined"
 };
 
 /*
@@ -68,6 +73,7 @@ static int use_variant(enum variant v)
 {
 	rdma_cm_unregister_port_provider(module_provider);
 	rdma_cm_unregister_port_provider(&seed_port_provider);
+	rdma_cm_unregister_port_provider(&twin_port_provider);
 	switch (v) {
 	case MODULE:
 	case MODULE_NOIDR:
@@ -75,6 +81,8 @@ static int use_variant(enum variant v)
 		return rdma_cm_register_port_provider(module_provider);
 	case SEED_C:
 		return rdma_cm_register_port_provider(&seed_port_provider);
+	case TWIN_C:
+		return rdma_cm_register_port_provider(&twin_port_provider);
 	default:
 		return 0;
 	}
@@ -177,7 +185,7 @@ static void per_op_port(struct kunit *test, u16 port)
 	ns = kunit_kcalloc(test, NR_VARIANTS, sizeof(*ns), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ns);
 	for (rep = -1; rep < REPS; rep++) {
-		char order[64];
+		char order[96];
 		int len = 0;
 
 		for (i = 0; i < NR_VARIANTS; i++) {
@@ -201,9 +209,9 @@ static void per_op_port(struct kunit *test, u16 port)
 		if (rep < 0)
 			continue;
 		kunit_info(test,
-			   "BENCH per_op_rep port=%s rep=%d upstream=%llu module=%llu module_noidr=%llu seed_c=%llu floor=%llu combined=%llu order=%s\n",
+			   "BENCH per_op_rep port=%s rep=%d upstream=%llu module=%llu module_noidr=%llu seed_c=%llu twin_c=%llu floor=%llu combined=%llu order=%s\n",
 			   port_name, rep, ns[UPSTREAM][rep], ns[MODULE][rep],
-			   ns[MODULE_NOIDR][rep], ns[SEED_C][rep],
+			   ns[MODULE_NOIDR][rep], ns[SEED_C][rep], ns[TWIN_C][rep],
 			   ns[FLOOR][rep], ns[COMBINED][rep], order);
 	}
 	for (v = 0; v < NR_VARIANTS; v++) {
