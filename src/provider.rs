@@ -15,11 +15,11 @@ use crate::active::ActivePorts;
 use crate::caller::Caller;
 use crate::limit::Tally;
 use crate::param;
-use crate::policy::{self, SockAddr, Tuple};
+use crate::policy::{self, SockAddr, Tuple, SOCKADDR_IN6_LEN};
 use crate::ports::{self, Pick, Ports};
 use crate::sys::errno;
 use crate::sys::net::Net;
-use crate::sys::port_provider::{PortProvider, PortRequest, SS_LEN};
+use crate::sys::port_provider::{PortProvider, PortRequest};
 use crate::sys::socket::{Reuse, TcpSocket};
 use crate::sys::task;
 
@@ -252,12 +252,14 @@ impl Drop for Claim<'_> {
 /// An id's bind: its namespace, its options and its source address, both
 /// parsed and as the id holds it (a `struct sockaddr_in{,6}`, scope id and
 /// flow label included), which is what the sockets bind to. It binds a
-/// copy, so that the id's own address changes only once a port is taken.
+/// copy, so that the id's own address changes only once a port is taken:
+/// the size of a `struct sockaddr_in6`, all that bind reads of the id's
+/// `sockaddr_storage`.
 struct Bind<'a> {
     net: &'a Net<'a>,
     opts: Options,
     src: SockAddr,
-    raw: [u8; SS_LEN],
+    raw: [u8; SOCKADDR_IN6_LEN],
 }
 
 impl<'a> Bind<'a> {
@@ -265,7 +267,10 @@ impl<'a> Bind<'a> {
     /// for a family other than IPv4 and IPv6.
     fn new(net: &'a Net<'a>, opts: Options, raw: &[u8]) -> Result<Self> {
         let src = SockAddr::parse(raw).ok_or_else(errno::eafnosupport)?;
-        let raw = <[u8; SS_LEN]>::try_from(raw).map_err(|_| EINVAL)?;
+        let raw = raw
+            .get(..SOCKADDR_IN6_LEN)
+            .and_then(|r| <[u8; SOCKADDR_IN6_LEN]>::try_from(r).ok())
+            .ok_or(EINVAL)?;
         Ok(Self {
             net,
             opts,
