@@ -15,6 +15,7 @@ N=${PROFILE_IDS:-20000}
 topology >/dev/null
 sysctl -qw kernel.kptr_restrict=0 kernel.perf_event_paranoid=-1
 loop=$TOOLS/rdma_bindloop
+SPLIT="module_explicit module_port0 noidr_explicit noidr_port0"
 profile() { # name port0|explicit
 	in_srv "$loop" "$SRV_IP" 2000 "$2" >/dev/null
 	perf record -q -a -g -o "$out/$1.data" -- \
@@ -23,8 +24,10 @@ profile() { # name port0|explicit
 		grep '%' | head -60 >"$out/$1.self"
 	perf report -i "$out/$1.data" --children --sort sym --stdio -g none 2>/dev/null |
 		grep '%' | head -200 >"$out/$1.children"
-	# The call chains, for bench/callees.py.
-	perf script -i "$out/$1.data" -F ip,sym >"$out/$1.chains" 2>/dev/null
+	# The call chains of the runs with the provider, for bench/callees.py.
+	case " $SPLIT " in *" $1 "*)
+		perf script -i "$out/$1.data" -F ip,sym >"$out/$1.chains" 2>/dev/null ;;
+	esac
 	rm -f "$out/$1.data"
 	say "$1: $(cat "$out/$1.time")"
 }
@@ -37,8 +40,7 @@ echo N >/sys/module/rdma_tcp_port/parameters/idr
 profile noidr_explicit explicit
 profile noidr_port0 port0
 python3 "$(dirname "$0")/callees.py" \
-	$(for v in module_explicit module_port0 noidr_explicit noidr_port0; do
-		echo "$v=$out/$v.chains"; done) >"$out/provider.md"
+	$(for v in $SPLIT; do echo "$v=$out/$v.chains"; done) >"$out/provider.md"
 rm -f "$out"/*.chains
 cat "$out/provider.md"
 say "profiles in $out"

@@ -260,17 +260,14 @@ def per_op_section(bench, md, goals, out, bench2=None):
                "round; each ratio is taken within its repetition."
                + (" The second boot is the same kernel booted again for the per-operation "
                   "cases alone." if cis2 else ""), ""]
-        if cis2:
-            md += ["| ratio | port 0 | port 0, second boot | explicit port | "
-                   "explicit port, second boot |", "| --- | --- | --- | --- | --- |"]
-            for name, _, _ in RATIOS:
-                md.append(f"| {name} | {fmt_ci(cis[('0', name)])} | {fmt_ci(cis2[('0', name)])} | "
-                          f"{fmt_ci(cis[('fixed', name)])} | {fmt_ci(cis2[('fixed', name)])} |")
-        else:
-            md += ["| ratio | port 0 | explicit port |", "| --- | --- | --- |"]
-            for name, _, _ in RATIOS:
-                md.append(f"| {name} | {fmt_ci(cis[('0', name)])} | "
-                          f"{fmt_ci(cis[('fixed', name)])} |")
+        # A column per port, and per boot when there are two.
+        cols = [(f"{label}{suffix}", port, boot) for port, label in PORTS
+                for boot, suffix in ((cis, ""), (cis2, ", second boot")) if boot]
+        md += ["| ratio | " + " | ".join(c[0] for c in cols) + " |",
+               "| --- |" + " --- |" * len(cols)]
+        for name, _, _ in RATIOS:
+            md.append(f"| {name} | "
+                      + " | ".join(fmt_ci(boot[(port, name)]) for _, port, boot in cols) + " |")
         c = next(c for c in cis.values() if c)
         md += ["", f"CI ranks {c['j']} and {c['k']} of {c['n']} (exact coverage "
                f"{c['cover'] * 100:.1f} %).", ""]
