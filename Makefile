@@ -3,6 +3,7 @@
 # rdma_tcp_port: RDMA_PS_TCP ports held in the host TCP port space.
 #
 #   make setup              install what everything below needs (Debian 12)
+#   make toolchain-check    the pinned clang, libclang and bindgen agree (make tree runs it)
 #   make kernel             the patched Linux 6.12 kernel (x86_64, for the VM)
 #   make module             rdma_tcp_port.ko (CONFIG_RDMA_TCP_PORT=m) of that kernel
 #   make series             patches/ again from the checkout (the module's patch)
@@ -36,17 +37,32 @@ TREE = $(CACHE)/linux-$(KDEB)
 KBUILD_X86 = $(CACHE)/build-x86_64
 KUNIT_ARCH ?= um
 JOBS ?= $(shell nproc)
-# Clippy checks the Rust of every kernel this project builds.
-KMAKE = $(MAKE) -C $(TREE) LLVM=1 CLIPPY=1 -j$(JOBS)
 
-.PHONY: all setup series series-check tree kernel module kunit kunit-all check \
+# The tools of every 6.12 build, named, never taken from PATH: clang, lld and
+# llvm of LLVM_VERSION (LLVM=-14 makes kbuild call clang-14, ld.lld-14, ...),
+# bindgen BINDGEN_VERSION from the cache (scripts/setup-host.sh installs
+# both), and the libclang of that same clang, which bindgen loads at run time
+# and would otherwise pick by highest version. kunit.py, make deb's module
+# build and every kernel below get them; scripts/toolchain-check.sh fails a
+# build whose bindgen does not see that clang's libclang.
+LLVM_VERSION = 14
+BINDGEN_VERSION = 0.69.5
+BINDGEN_ROOT = $(CACHE)/tools/bindgen-$(BINDGEN_VERSION)
+export LIBCLANG_PATH = $(shell llvm-config-$(LLVM_VERSION) --libdir 2>/dev/null)
+KTOOLS = LLVM=-$(LLVM_VERSION) BINDGEN=$(BINDGEN_ROOT)/bin/bindgen
+KUNIT_TOOLS = $(addprefix --make_options ,$(KTOOLS))
+# Clippy checks the Rust of every kernel this project builds.
+KMAKE = $(MAKE) -C $(TREE) $(KTOOLS) CLIPPY=1 -j$(JOBS)
+
+.PHONY: all setup toolchain-check series series-check tree kernel module kunit kunit-all check \
 	fmt fmt-check version-check clippy checkpatch host-test rust-analyzer clean vm-test vm-suite \
 	demo bench bench-vm-kernel bench-profile deb-config deb deb-vm-test
 
 all: kernel module
 
 setup:
-	bash $(PROJECT)/scripts/setup-host.sh
+	LLVM_VERSION=$(LLVM_VERSION) BINDGEN_VERSION=$(BINDGEN_VERSION) \
+		bash $(PROJECT)/scripts/setup-host.sh $(BINDGEN_ROOT)
 
 # series.sh takes about 10 s and every build asks for the series: run it
 # only when one of its inputs (or the series itself) is newer than its last run.
@@ -64,9 +80,14 @@ $(PROJECT)/out/.series: $(SERIES_INPUTS)
 series-check: series
 	cd $(PROJECT) && git diff --exit-code --stat -- patches/
 
+# Every kernel build starts from the tree, so the tools are checked here.
 tree: setup series
 	@mkdir -p $(CACHE)
 	bash $(PROJECT)/scripts/prepare-tree.sh $(PROJECT) $(TREE) $(KSRC_TAR)
+	bash $(PROJECT)/scripts/toolchain-check.sh $(TREE) $(CACHE)/toolchain-check \
+		$(BINDGEN_VERSION) $(KTOOLS)
+
+toolchain-check: tree
 
 # $(call kconfig,BUILD_DIR,FRAGMENTS,CHECKED): merge FRAGMENTS (the first is
 # the base; scripts/merge-config.sh) into BUILD_DIR's .config, let
@@ -131,7 +152,7 @@ demo: module $(TOOLS)
 KUNIT_FLAGS = --arch=$(KUNIT_ARCH) --build_dir=$(CACHE)/kunit-$(KUNIT_ARCH) \
 	--kunitconfig=$(PROJECT)/kunit/.kunitconfig \
 	--kunitconfig=$(PROJECT)/kunit/$(KUNIT_ARCH).config \
-	--make_options LLVM=1 --make_options CLIPPY=1 \
+	$(KUNIT_TOOLS) --make_options CLIPPY=1 \
 	--jobs=$(JOBS) --timeout=900
 
 # kunit.py prints its own summary; the kernel's log is then searched for
@@ -148,7 +169,7 @@ kunit-all:
 # lockdep or KASAN, the benchmark suite built in; then cmtime in the VM.
 BENCH_FLAGS = --arch=x86_64 --build_dir=$(CACHE)/bench-x86_64 \
 	--kunitconfig=$(PROJECT)/bench/.kunitconfig \
-	--make_options LLVM=1 \
+	$(KUNIT_TOOLS) \
 	--qemu_args='-smp 2 -m 2048 -accel tcg,thread=multi' \
 	--jobs=$(JOBS) --timeout=3600
 
@@ -203,7 +224,8 @@ deb: deb-config
 	$(KMAKE) O=$(KBUILD_DEB) bzImage modules
 	rm -f $(DEB_DIR)/*.deb $(DEB_DIR)/*.changes $(DEB_DIR)/*.buildinfo
 	$(KMAKE) O=$(KBUILD_DEB) bindeb-pkg
-	bash $(PROJECT)/scripts/deb-module.sh $(PROJECT) $(TREE) $(KBUILD_DEB) $(DEB_DIR)
+	bash $(PROJECT)/scripts/deb-module.sh $(PROJECT) $(TREE) $(KBUILD_DEB) $(DEB_DIR) \
+		$(KTOOLS)
 	@mkdir -p $(PROJECT)/out/deb
 	rm -f $(PROJECT)/out/deb/*.deb
 	find $(DEB_DIR) -maxdepth 1 -name '*.deb' ! -name '*-dbg_*' \

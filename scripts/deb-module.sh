@@ -6,10 +6,13 @@
 # depmod prefers to the kernel's own tree), with its parameters' defaults in
 # /etc/modprobe.d/ and its load at boot in /etc/modules-load.d/
 # (docs/boot-order.md says why both).
-# Usage: deb-module.sh <project dir> <tree> <kernel build dir> <output dir>
+# Usage: deb-module.sh <project dir> <tree> <kernel build dir> <output dir> [kbuild tools]
+# The kbuild tools are the Makefile's KTOOLS (LLVM=-14 BINDGEN=...): the
+# kernel's own.
 set -euo pipefail
 
 project=$1 tree=$2 kbuild=$3 outdir=$4
+shift 4
 release=$(cat "$kbuild/include/config/kernel.release")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -18,7 +21,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/src"
 cp "$project/Kbuild" "$work/"
 cp -r "$project/src" "$work/"
-make -C "$tree" O="$kbuild" M="$work" LLVM=1 CLIPPY=1 CONFIG_RDMA_TCP_PORT=m modules
+make -C "$tree" O="$kbuild" M="$work" "$@" CLIPPY=1 CONFIG_RDMA_TCP_PORT=m modules
 ko=$work/src/rdma_tcp_port.ko
 version=$(modinfo -F version "$ko")
 [ -n "$version" ] || { echo "deb-module: $ko has no version" >&2; exit 1; }

@@ -1,14 +1,25 @@
 #!/usr/bin/env bash
 # Install everything the build, the tests and the VM need on a Debian 12 host.
-# Idempotent: a second run only checks.
+# Idempotent: a second run only checks, and says what it installs and why.
+#
+# The 6.12 build's compilers are pinned (the Makefile passes the same values):
+# clang, lld and llvm of LLVM_VERSION, whose libclang bindgen loads, and
+# bindgen BINDGEN_VERSION in BINDGEN_ROOT, a place of the project's own. A
+# bindgen or a newer clang elsewhere on the machine is never used.
+# Usage: setup-host.sh [BINDGEN_ROOT]
 set -euo pipefail
+
+LLVM_VERSION=${LLVM_VERSION:-14}
+BINDGEN_VERSION=${BINDGEN_VERSION:-0.69.5}
+BINDGEN_ROOT=${1:-${HOME}/.cache/rdma-tcp-port/tools/bindgen-${BINDGEN_VERSION}}
+VNG_VERSION=1.42
 
 APT_PACKAGES=(
 	linux-source-6.12
 	build-essential bc bison flex cpio kmod rsync xz-utils
 	dpkg-dev debhelper mmdebstrap
-	libelf-dev libssl-dev libclang-dev
-	clang lld llvm
+	libelf-dev libssl-dev
+	"clang-$LLVM_VERSION" "lld-$LLVM_VERSION" "llvm-$LLVM_VERSION" "libclang-$LLVM_VERSION-dev"
 	python3 python3-pip
 	qemu-system-x86
 	iproute2 rdma-core rdmacm-utils ibverbs-utils perftest iperf nvme-cli linux-perf
@@ -20,19 +31,30 @@ for p in "${APT_PACKAGES[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
+	echo "setup-host: installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-rustup component list --installed | grep -q '^rust-src' || rustup component add rust-src
+rustup component list --installed | grep -q '^rust-src' || {
+	echo "setup-host: installing rustup's rust-src"
+	rustup component add rust-src
+}
 
-if ! command -v bindgen >/dev/null 2>&1; then
-	cargo install bindgen-cli --version 0.69.5 --locked
+# bindgen-cli loads libclang at run time (LIBCLANG_PATH, set by the
+# Makefile), so building it needs no libclang; --locked pins its crates.
+bindgen=$BINDGEN_ROOT/bin/bindgen
+have=$("$bindgen" --version 2>/dev/null || true)
+if [ "$have" != "bindgen $BINDGEN_VERSION" ]; then
+	echo "setup-host: installing bindgen $BINDGEN_VERSION in $BINDGEN_ROOT (found: ${have:-none})"
+	cargo install --quiet --locked --force --root "$BINDGEN_ROOT" bindgen-cli --version "$BINDGEN_VERSION"
 fi
 
-if ! command -v vng >/dev/null 2>&1; then
-	pip install --quiet virtme-ng==1.42
+have=$(vng --version 2>/dev/null || true)
+if [ "${have##* }" != "$VNG_VERSION" ]; then
+	echo "setup-host: installing virtme-ng $VNG_VERSION (found: ${have:-none})"
+	pip install --quiet "virtme-ng==$VNG_VERSION"
 fi
 
-echo "setup-host: done"
+echo "setup-host: clang/lld/llvm $LLVM_VERSION, bindgen $BINDGEN_VERSION ($bindgen), virtme-ng $VNG_VERSION"
