@@ -61,8 +61,7 @@ KMAKE = $(MAKE) -C $(TREE) $(KTOOLS) CLIPPY=1 -j$(JOBS)
 all: kernel module
 
 setup:
-	LLVM_VERSION=$(LLVM_VERSION) BINDGEN_VERSION=$(BINDGEN_VERSION) \
-		bash $(PROJECT)/scripts/setup-host.sh $(BINDGEN_ROOT)
+	bash $(PROJECT)/scripts/setup-host.sh $(LLVM_VERSION) $(BINDGEN_VERSION) $(BINDGEN_ROOT)
 
 # series.sh takes about 10 s and every build asks for the series: run it
 # only when one of its inputs (or the series itself) is newer than its last run.

@@ -2,16 +2,14 @@
 # Install everything the build, the tests and the VM need on a Debian 12 host.
 # Idempotent: a second run only checks, and says what it installs and why.
 #
-# The 6.12 build's compilers are pinned (the Makefile passes the same values):
-# clang, lld and llvm of LLVM_VERSION, whose libclang bindgen loads, and
-# bindgen BINDGEN_VERSION in BINDGEN_ROOT, a place of the project's own. A
-# bindgen or a newer clang elsewhere on the machine is never used.
-# Usage: setup-host.sh [BINDGEN_ROOT]
+# The 6.12 build's tools are pinned, and the Makefile names them: clang, lld
+# and llvm of one version, whose libclang bindgen loads, and one bindgen in a
+# place of the project's own. A bindgen or a newer clang elsewhere on the
+# machine is never used.
+# Usage: setup-host.sh <llvm version> <bindgen version> <bindgen root>
 set -euo pipefail
 
-LLVM_VERSION=${LLVM_VERSION:-14}
-BINDGEN_VERSION=${BINDGEN_VERSION:-0.69.5}
-BINDGEN_ROOT=${1:-${HOME}/.cache/rdma-tcp-port/tools/bindgen-${BINDGEN_VERSION}}
+LLVM_VERSION=$1 BINDGEN_VERSION=$2 BINDGEN_ROOT=$3
 VNG_VERSION=1.42
 
 APT_PACKAGES=(
