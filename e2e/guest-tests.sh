@@ -5,8 +5,61 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
+# isolation MODE: uid 65534, in a user and network namespace of its own,
+# listens with an RDMA_PS_TCP id; root's siw device on v0, in the initial
+# namespace, never listens for it (patches 1-2): root's service on the
+# port keeps its connections, and a port nobody serves there stays refused.
+# Both hold with and without the module.
+isolation() {
+	local mode=$1 fam addr any svc user user2 out got
+	for fam in 4 6; do
+		if [ "$fam" = 4 ]; then addr=$V0_IP4 any=0.0.0.0; else addr=$V0_IP6 any=::; fi
+		say "-- $mode, IPv$fam: root serves [$any]:5001; uid 65534 listens on 5001 in its namespace"
+		http_service "$fam" 5001
+		svc=$!
+		wait_for listening_here 5001
+		bg_netns_user "$HOLD" -l "$any" 5001 >$OUT/user.out 2>&1
+		user=$!
+		wait_for grep -q holding $OUT/user.out
+		out=$(tr '\n' ' ' <$OUT/user.out)
+		[ "$out" = "bind ok listen ok holding " ] &&
+			ok "$mode, IPv$fam: uid 65534 listens on [$any]:5001 in its own namespace" ||
+			bad "$mode, IPv$fam: uid 65534's listener on [$any]:5001: '$out'"
+		rdma link add siw_v0 type siw netdev v0
+		say "\$ ss -Hltn 'sport = :5001'   (initial namespace, after root adds siw_v0 on v0)"
+		listeners_on 5001 | while read -r line; do say "$line"; done
+		got=$(http_get peer "$addr" 5001)
+		say "client over v0 to [$addr]:5001: $got"
+		[ "$(listeners_on 5001 | wc -l)" = 1 ] && [ "$got" = "HTTP/1.0 200 OK" ] &&
+			ok "$mode, IPv$fam: root's service answers over v0, and is the one listener on 5001" ||
+			bad "$mode, IPv$fam: over v0 '$got', listeners on 5001: $(listeners_on 5001 | wc -l)"
+
+		say "-- $mode, IPv$fam: nobody serves 5013; uid 65534 listens on it, siw_v0 there"
+		bg_netns_user "$HOLD" -l "$any" 5013 >$OUT/user2.out 2>&1
+		user2=$!
+		wait_for grep -q holding $OUT/user2.out
+		got=$(http_get peer "$addr" 5013)
+		[ -z "$(listeners_on 5013)" ] && [ "$got" = ECONNREFUSED ] &&
+			ok "$mode, IPv$fam: a listener made after siw_v0: none on v0, client refused" ||
+			bad "$mode, IPv$fam: after siw_v0: '$got', $(listeners_on 5013)"
+		rdma link delete siw_v0
+		rdma link add siw_v0 type siw netdev v0
+		got=$(http_get peer "$addr" 5013)
+		[ -z "$(listeners_on 5013)" ] && [ "$got" = ECONNREFUSED ] &&
+			ok "$mode, IPv$fam: siw_v0 added under the listener: none on v0, client refused" ||
+			bad "$mode, IPv$fam: siw_v0 added under it: '$got', $(listeners_on 5013)"
+		stop "$user"
+		stop "$user2"
+		stop "$svc"
+		rdma link delete siw_v0
+		pgrep -x rdma_hold >/dev/null && bad "$mode, IPv$fam: an rdma_hold outlived its round"
+		listening_here 5001 && bad "$mode, IPv$fam: root's service outlived its round"
+	done
+}
+
 kmemleak_start
 topology
+v0_topology
 say "== topology: srv $SRV_IP (siw_s) <-veth-> cli $CLI_IP (siw_c)"
 
 say "== without the module: the collision, as upstream has it"
@@ -92,7 +145,11 @@ grep -q '^rdma_tcp_port ' /proc/modules && ok "module still loaded" || bad "modu
 stop "$hold_pid"
 wait_for sh -c "! grep -q '^rdma_tcp_port [0-9]* [1-9]' /proc/modules"
 expect "rmmod once the ids are gone" 0 unload_module
+
+say "== an unprivileged user's namespace stays its own (root's siw device on v0)"
+isolation "without the module"
 expect "insmod again" 0 load_module
+isolation "with the module"
 
 say "== rping over siw, data verified"
 bg_srv timeout 120 rping -s -a "$SRV_IP" -p 7174 -C 5 >$OUT/rping-s.out 2>&1

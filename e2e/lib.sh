@@ -128,6 +128,71 @@ roce_topology() {
 	rdma link add rxe0 type rxe netdev rx0
 }
 
+# Namespaces: v0 in the initial namespace (10.76.0.1, fd76::1), its peer v1
+# in the namespace "peer" (10.76.0.2, fd76::2); root adds siw_v0 on v0.
+V0_IP4=10.76.0.1
+V0_IP6=fd76::1
+v0_topology() {
+	ip netns add peer
+	ip link add v0 type veth peer name v1
+	ip link set v1 netns peer
+	ip addr add "$V0_IP4/24" dev v0
+	ip addr add "$V0_IP6/64" dev v0 nodad
+	ip -n peer addr add 10.76.0.2/24 dev v1
+	ip -n peer addr add fd76::2/64 dev v1 nodad
+	ip link set v0 up
+	ip -n peer link set v1 up
+	ip -n peer link set lo up
+}
+# http_service 4|6 PORT: root's TCP service on 0.0.0.0:PORT or [::]:PORT
+# (v6 only) of the initial namespace, in the background ($! is its pid); it
+# answers any GET with 200.
+http_service() {
+	python3 -c 'import http.server, socket, socketserver, sys
+six = sys.argv[1] == "6"
+class Server(socketserver.TCPServer):
+    address_family = socket.AF_INET6 if six else socket.AF_INET
+    allow_reuse_address = True
+    def server_bind(self):
+        if six:
+            self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        super().server_bind()
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b"root\n")
+    def log_message(self, *args):
+        pass
+Server(("::" if six else "0.0.0.0", int(sys.argv[2])), Handler).serve_forever()' "$@" \
+		>/dev/null 2>&1 &
+}
+# http_get NETNS ADDR PORT: a TCP client in NETNS sends a GET; prints the
+# status line, or "closed without data", or the errno (ECONNREFUSED...).
+http_get() {
+	ip netns exec "$1" python3 -c 'import errno, socket, sys
+s = socket.socket(socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET)
+s.settimeout(20)
+try:
+    s.connect((sys.argv[1], int(sys.argv[2])))
+    s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+    data = s.recv(100)
+    print(data.split(b"\r\n")[0].decode() if data else "closed without data")
+except socket.timeout:
+    print("timeout")
+except OSError as e:
+    print(errno.errorcode.get(e.errno, str(e)))' "$2" "$3"
+}
+# bg_netns_user CMD...: CMD as uid 65534 in a user and network namespace of
+# its own, as any local user can, in the background ($! is CMD: setpriv and
+# unshare exec it).
+bg_netns_user() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups unshare -Urn "$@" &
+}
+# listeners_on PORT: the TCP listeners of the initial namespace on PORT.
+listeners_on() { ss -Hltn "sport = :$1"; }
+listening_here() { listeners_on "$1" | grep -q LISTEN; }
+
 # NVMe-oF in the root namespace (nvmet and nvme-rdma use init_net): target
 # and host on one siw address, over loopback, a 64 MiB RAM-backed namespace.
 NVME_IP=10.79.0.1

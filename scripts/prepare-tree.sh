@@ -48,6 +48,20 @@ if [ "$want" != "$have" ]; then
 	      same "$applied/${old[$keep]}" "$project/patches/${new[$keep]}"; do
 		keep=$((keep + 1))
 	done
+	# Every file the reverted and reapplied patches touch is saved first,
+	# with its mtime: one that comes out with the same bytes gets its
+	# mtime back, so that a patch inserted early in the series rebuilds
+	# what it changes, not what every later patch touches.
+	saved="$tree/.rdma-tcp-port-saved"
+	rm -rf "$saved" && mkdir -p "$saved"
+	touched=$( (for ((i = keep; i < ${#old[@]}; i++)); do
+			sed -n 's|^+++ b/||p' "$applied/${old[$i]}"; done
+		for ((i = keep; i < ${#new[@]}; i++)); do
+			sed -n 's|^+++ b/||p' "$project/patches/${new[$i]}"; done) |
+		sort -u)
+	for f in $touched; do
+		[ -f "$tree/$f" ] && (cd "$tree" && cp -p --parents "$f" "$saved/")
+	done
 	for ((i = ${#old[@]} - 1; i >= keep; i--)); do
 		echo "prepare-tree: reverting ${old[$i]}"
 		patch -d "$tree" -p1 -R -s -N < "$applied/${old[$i]}"
@@ -62,6 +76,15 @@ if [ "$want" != "$have" ]; then
 		patch -d "$tree" -p1 -s -N < "$project/patches/${new[$i]}"
 		cp "$project/patches/${new[$i]}" "$applied.new/"
 	done
+	kept=0
+	for f in $touched; do
+		if [ -f "$saved/$f" ] && cmp -s "$saved/$f" "$tree/$f"; then
+			touch -r "$saved/$f" "$tree/$f"
+			kept=$((kept + 1))
+		fi
+	done
+	rm -rf "$saved"
+	echo "prepare-tree: $kept of $(echo "$touched" | grep -c .) files touched came out unchanged; their mtimes kept"
 	printf '%s\n' "${new[@]}" > "$applied.new/series"
 	echo "$want" > "$applied.new/id"
 	mv "$applied.new" "$applied"
