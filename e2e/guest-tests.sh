@@ -8,8 +8,9 @@ set -u
 # isolation MODE: uid 65534, in a user and network namespace of its own,
 # listens with an RDMA_PS_TCP id; root's siw device on v0, in the initial
 # namespace, never listens for it (patches 1-2): root's service on the
-# port keeps its connections, and a port nobody serves there stays refused.
-# Both hold with and without the module.
+# port keeps its connections, the rdma_cm keeps siw_v0 (a listener refused
+# there made cma_add_one() drop the device), and a port nobody serves
+# there stays refused.  All hold with and without the module.
 isolation() {
 	local mode=$1 fam addr any svc user user2 out got
 	for fam in 4 6; do
@@ -33,6 +34,11 @@ isolation() {
 		[ "$(listeners_on 5001 | wc -l)" = 1 ] && [ "$got" = "HTTP/1.0 200 OK" ] &&
 			ok "$mode, IPv$fam: root's service answers over v0, and is the one listener on 5001" ||
 			bad "$mode, IPv$fam: over v0 '$got', listeners on 5001: $(listeners_on 5001 | wc -l)"
+		# A listener refused on siw_v0 made the rdma_cm drop the whole device.
+		hold_says "$mode, IPv$fam: the rdma_cm serves siw_v0: root binds an id to v0's address" \
+			"bind ok" "$HOLD" -x "$addr" 5020
+		stop "$user"
+		stop "$svc"
 
 		say "-- $mode, IPv$fam: nobody serves 5013; uid 65534 listens on it, siw_v0 there"
 		bg_netns_user "$HOLD" -l "$any" 5013 >$OUT/user2.out 2>&1
@@ -48,9 +54,7 @@ isolation() {
 		[ -z "$(listeners_on 5013)" ] && [ "$got" = ECONNREFUSED ] &&
 			ok "$mode, IPv$fam: siw_v0 added under the listener: none on v0, client refused" ||
 			bad "$mode, IPv$fam: siw_v0 added under it: '$got', $(listeners_on 5013)"
-		stop "$user"
 		stop "$user2"
-		stop "$svc"
 		rdma link delete siw_v0
 		pgrep -x rdma_hold >/dev/null && bad "$mode, IPv$fam: an rdma_hold outlived its round"
 		listening_here 5001 && bad "$mode, IPv$fam: root's service outlived its round"
