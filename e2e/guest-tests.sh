@@ -61,6 +61,24 @@ isolation() {
 	done
 }
 
+# privileged_port MODE: uid 65534 in a user and network namespace of its
+# own has CAP_NET_BIND_SERVICE over that namespace only: TCP lets it bind
+# :22 there, the rdma_cm does not (upstream's rule, in the initial user
+# namespace), with and without the module; :5001 binds.
+privileged_port() {
+	local tcp
+	tcp=$(as_netns_user python3 -c 'import socket
+socket.socket().bind(("0.0.0.0", 22))
+print("bind ok")' 2>&1 | tail -1)
+	[ "$tcp" = "bind ok" ] &&
+		ok "$1: uid 65534 under unshare -Urn binds TCP :22 in its namespace" ||
+		bad "$1: uid 65534's TCP bind of :22 in its namespace: '$tcp'"
+	hold_says "$1: uid 65534 under unshare -Urn, an RDMA id on :22" "bind EACCES" \
+		as_netns_user "$HOLD" -x 0.0.0.0 22
+	hold_says "$1: uid 65534 under unshare -Urn, an RDMA id on :5001" "bind ok" \
+		as_netns_user "$HOLD" -x 0.0.0.0 5001
+}
+
 kmemleak_start
 topology
 v0_topology
@@ -152,8 +170,10 @@ expect "rmmod once the ids are gone" 0 unload_module
 
 say "== an unprivileged user's namespace stays its own (root's siw device on v0)"
 isolation "without the module"
+privileged_port "without the module"
 expect "insmod again" 0 load_module
 isolation "with the module"
+privileged_port "with the module"
 
 say "== rping over siw, data verified"
 bg_srv timeout 120 rping -s -a "$SRV_IP" -p 7174 -C 5 >$OUT/rping-s.out 2>&1

@@ -183,6 +183,11 @@ except socket.timeout:
 except OSError as e:
     print(errno.errorcode.get(e.errno, str(e)))' "$2" "$3"
 }
+# as_netns_user CMD...: CMD as uid 65534 in a user and network namespace of
+# its own.
+as_netns_user() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups unshare -Urn "$@"
+}
 # bg_netns_user CMD...: CMD as uid 65534 in a user and network namespace of
 # its own, as any local user can, in the background ($! is CMD: setpriv and
 # unshare exec it).

@@ -514,6 +514,39 @@ static void privileged_port_without_cap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdma, tcp);
 }
 
+/*
+ * Below PROT_SOCK the rdma_cm also asks for CAP_NET_BIND_SERVICE in the
+ * initial user namespace, as upstream's cma_use_port() does, besides what
+ * TCP asks over the id's namespace: where TCP's rule lets a port through
+ * (ip_unprivileged_port_start 0), an RDMA id without the capability still
+ * gets EACCES there, and binds at PROT_SOCK.
+ */
+static void privileged_port_upstream_rule(struct kunit *test)
+{
+	static const struct ep_spec any4 = { .addr = ANY4, .v6only = -1 };
+	struct net *net = net_new(test);
+	struct ep *ep = ep_alloc(test, 1);
+	struct test_creds *creds;
+	int tcp, rdma, above;
+
+	WRITE_ONCE(net->ipv4.sysctl_ip_prot_sock, 0);
+	creds = creds_prepare(test);
+	cap_lower(creds->cred->cap_effective, CAP_NET_BIND_SERVICE);
+	creds_override(creds);
+	tcp = ep_open(test, net, TCP, &any4, 999, ep);
+	ep_close(test, ep);
+	rdma = ep_open(test, net, RDMA, &any4, 999, ep);
+	ep_close(test, ep);
+	above = ep_open(test, net, RDMA, &any4, PROT_SOCK, ep);
+	ep_close(test, ep);
+	creds_revert(test, creds);
+	net_put(test, net);
+
+	KUNIT_EXPECT_EQ(test, tcp, 0);
+	KUNIT_EXPECT_EQ(test, rdma, -EACCES);
+	KUNIT_EXPECT_EQ(test, above, 0);
+}
+
 static u16 id_port(struct rdma_cm_id *id)
 {
 	return ntohs(((struct sockaddr_in *)&id->route.addr.src_addr)->sin_port);
@@ -1240,6 +1273,7 @@ static struct kunit_case rdma_tcp_port_cases[] = {
 	KUNIT_CASE_PARAM(oracle_scenario, scenario_gen_params),
 	KUNIT_CASE(two_namespaces_same_port),
 	KUNIT_CASE(privileged_port_without_cap),
+	KUNIT_CASE(privileged_port_upstream_rule),
 	KUNIT_CASE(ephemeral_range_and_reserved),
 	KUNIT_CASE(ephemeral_around_client_sockets),
 	KUNIT_CASE(reserved_port_explicit),
