@@ -11,6 +11,15 @@ set -u
 # port keeps its connections, the rdma_cm keeps siw_v0 (a listener refused
 # there made cma_add_one() drop the device), and a port nobody serves
 # there stays refused.  All hold with and without the module.
+# refused_on_v0 NAME ADDR: no listener on 5013 in the initial namespace, and
+# a client over v0 to ADDR:5013 is refused.
+refused_on_v0() {
+	local got
+	got=$(http_get peer "$2" 5013)
+	[ -z "$(listeners_on 5013)" ] && [ "$got" = ECONNREFUSED ] &&
+		ok "$1: none on v0, client refused" ||
+		bad "$1: '$got', $(listeners_on 5013)"
+}
 isolation() {
 	local mode=$1 fam addr any svc user user2 out got
 	for fam in 4 6; do
@@ -44,16 +53,10 @@ isolation() {
 		bg_netns_user "$HOLD" -l "$any" 5013 >$OUT/user2.out 2>&1
 		user2=$!
 		wait_for grep -q holding $OUT/user2.out
-		got=$(http_get peer "$addr" 5013)
-		[ -z "$(listeners_on 5013)" ] && [ "$got" = ECONNREFUSED ] &&
-			ok "$mode, IPv$fam: a listener made after siw_v0: none on v0, client refused" ||
-			bad "$mode, IPv$fam: after siw_v0: '$got', $(listeners_on 5013)"
+		refused_on_v0 "$mode, IPv$fam: a listener made after siw_v0" "$addr"
 		rdma link delete siw_v0
 		rdma link add siw_v0 type siw netdev v0
-		got=$(http_get peer "$addr" 5013)
-		[ -z "$(listeners_on 5013)" ] && [ "$got" = ECONNREFUSED ] &&
-			ok "$mode, IPv$fam: siw_v0 added under the listener: none on v0, client refused" ||
-			bad "$mode, IPv$fam: siw_v0 added under it: '$got', $(listeners_on 5013)"
+		refused_on_v0 "$mode, IPv$fam: siw_v0 added under the listener" "$addr"
 		stop "$user2"
 		rdma link delete siw_v0
 		pgrep -x rdma_hold >/dev/null && bad "$mode, IPv$fam: an rdma_hold outlived its round"
