@@ -185,6 +185,23 @@ wait_for tcp_listening 7174
 expect "rping client, 5 pings verified" 0 in_cli timeout 120 rping -c -a "$SRV_IP" -p 7174 -C 5 -V
 stop "$srv_pid"
 
+say "== a client that connects to siw's listener and closes at once (patch 3)"
+# Until siw accepts a connection, its close reaches siw with the listener's
+# endpoint: siw used to close the listener on it, and destroying the id then
+# used the endpoint after free.  Left running if so, not to crash the suite.
+bg_srv "$HOLD" -l "$SRV_IP" 7176 >$OUT/early.out 2>&1
+early_pid=$!
+wait_for tcp_listening 7176
+# Before the fix, 5 runs of 20 all lost the listener, at the 3rd to 7th.
+got=$(connect_close cli "$SRV_IP" 7176 20)
+sleep 1
+if [ "$got" = "$(echo $(yes ok | head -20))" ] && tcp_listening 7176; then
+	ok "siw's listener outlives 20 connections closed before accept"
+	stop "$early_pid"
+else
+	bad "siw's listener after 20 connections closed before accept: '$got', $(in_srv ss -Hltn 'sport = :7176' | wc -l) listening"
+fi
+
 say "== ucmatose"
 bg_srv timeout 120 ucmatose -b "$SRV_IP" -c 2 >$OUT/ucm-s.out 2>&1
 srv_pid=$!

@@ -167,6 +167,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
 Server(("::" if six else "0.0.0.0", int(sys.argv[2])), Handler).serve_forever()' "$@" \
 		>/dev/null 2>&1 &
 }
+# connect_close NETNS ADDR PORT N: N TCP connections, 0.5 s apart, each
+# closed as soon as it is up; one word per connection (ok, or the errno).
+connect_close() {
+	ip netns exec "$1" python3 -c 'import errno, socket, sys, time
+out = []
+for i in range(int(sys.argv[3])):
+    time.sleep(0.5 if i else 0)
+    try:
+        socket.create_connection((sys.argv[1], int(sys.argv[2])), 20).close()
+        out.append("ok")
+    except OSError as e:
+        out.append(errno.errorcode.get(e.errno, str(e)))
+print(" ".join(out))' "$2" "$3" "$4"
+}
 # http_get NETNS ADDR PORT: a TCP client in NETNS sends a GET; prints the
 # status line, or "closed without data", or the errno (ECONNREFUSED...).
 http_get() {
