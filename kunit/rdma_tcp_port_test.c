@@ -40,6 +40,7 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 #include <rdma/ib.h>
+#include <rdma/iw_cm.h>
 #include <rdma/rdma_cm.h>
 
 #include "rdma_tcp_port_kunit.h"
@@ -1269,6 +1270,74 @@ static void soak(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sock_inuse_get(&init_net), inuse);
 }
 
+/*
+ * iw_cm_may_join_port() is the one answer to whether an iWARP driver's
+ * socket (siw's) may join the port that the rdma_cm holds for its id, with
+ * SK_FORCE_REUSE, that is past every bind conflict check: only the held
+ * port, only in the held socket's namespace.  The holder here is a bound
+ * TCP socket in init_net, as the provider's would be; @net and @port are
+ * where the driver's socket is and what it is about to bind.
+ */
+static bool join_answer(struct kunit *test, struct sock *held, struct net *net,
+			u16 port)
+{
+	struct iw_cm_id id = { .held_sk = held };
+	struct sockaddr_storage ss;
+	struct socket *s;
+	bool yes;
+
+	make_addr(LO4, port, &ss);
+	KUNIT_ASSERT_EQ(test, sock_create_kern(net, AF_INET, SOCK_STREAM,
+					       IPPROTO_TCP, &s), 0);
+	yes = iw_cm_may_join_port(&id, s->sk, (struct sockaddr *)&ss);
+	sock_release(s);
+	return yes;
+}
+
+static struct sock *join_holder(struct kunit *test, struct ep *ep)
+{
+	static const struct ep_spec lo4 = { .addr = LO4, .v6only = -1 };
+
+	KUNIT_ASSERT_EQ(test, ep_open(test, &init_net, TCP, &lo4, PORT, ep), 0);
+	return ep->sock->sk;
+}
+
+static void join_held_port(struct kunit *test)
+{
+	struct sock *held = join_holder(test, ep_alloc(test, 1));
+
+	KUNIT_EXPECT_TRUE(test, join_answer(test, held, &init_net, PORT));
+}
+
+static void join_other_port(struct kunit *test)
+{
+	struct sock *held = join_holder(test, ep_alloc(test, 1));
+
+	KUNIT_EXPECT_FALSE(test, join_answer(test, held, &init_net, PORT + 1));
+	KUNIT_EXPECT_FALSE(test, join_answer(test, held, &init_net, 0));
+}
+
+/*
+ * Cannot happen: the rdma_cm listens on an iWARP device only for ids of its
+ * net device's namespace, where siw opens its sockets.  The answer is no,
+ * with a warning, which scripts/check-kunit-log.sh lets through only after
+ * this line and only from iw_cm_may_join_port(), and requires.
+ */
+static void join_other_namespace(struct kunit *test)
+{
+	struct net *net = net_new(test);
+	struct sock *held = join_holder(test, ep_alloc(test, 1));
+
+	pr_info("rdma_tcp_port_test: a WARNING from iw_cm_may_join_port() follows\n");
+	KUNIT_EXPECT_FALSE(test, join_answer(test, held, net, PORT));
+}
+
+static void join_without_held_port(struct kunit *test)
+{
+	join_holder(test, ep_alloc(test, 1));
+	KUNIT_EXPECT_FALSE(test, join_answer(test, NULL, &init_net, PORT));
+}
+
 static struct kunit_case rdma_tcp_port_cases[] = {
 	KUNIT_CASE_PARAM(oracle_scenario, scenario_gen_params),
 	KUNIT_CASE(two_namespaces_same_port),
@@ -1289,6 +1358,10 @@ static struct kunit_case rdma_tcp_port_cases[] = {
 	KUNIT_CASE(afonly_after_bind),
 	KUNIT_CASE(af_ib_keeps_the_table_rules),
 	KUNIT_CASE(user_cap),
+	KUNIT_CASE(join_held_port),
+	KUNIT_CASE(join_other_port),
+	KUNIT_CASE(join_other_namespace),
+	KUNIT_CASE(join_without_held_port),
 	KUNIT_CASE_SLOW(soak),
 	{}
 };
