@@ -5,12 +5,6 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-# isolation MODE: uid 65534, in a user and network namespace of its own,
-# listens with an RDMA_PS_TCP id; root's siw device on v0, in the initial
-# namespace, never listens for it (patches 1-2): root's service on the
-# port keeps its connections, the rdma_cm keeps siw_v0 (a listener refused
-# there made cma_add_one() drop the device), and a port nobody serves
-# there stays refused.  All hold with and without the module.
 # refused_on_v0 NAME ADDR: no listener on 5013 in the initial namespace, and
 # a client over v0 to ADDR:5013 is refused.
 refused_on_v0() {
@@ -20,6 +14,12 @@ refused_on_v0() {
 		ok "$1: none on v0, client refused" ||
 		bad "$1: '$got', $(listeners_on 5013)"
 }
+# isolation MODE: uid 65534, in a user and network namespace of its own,
+# listens with an RDMA_PS_TCP id; root's siw device on v0, in the initial
+# namespace, never listens for it (patches 1-2): root's service on the
+# port keeps its connections, the rdma_cm keeps siw_v0 (a listener refused
+# there made cma_add_one() drop the device), and a port nobody serves
+# there stays refused.  All hold with and without the module.
 isolation() {
 	local mode=$1 fam addr any svc user user2 out got
 	for fam in 4 6; do
