@@ -41,8 +41,8 @@ impl Caller {
     /// Whether the cap does not apply in `net`: `CAP_NET_ADMIN` over the
     /// namespace (which includes kernel threads, such as those of nvmet or
     /// NFS/RDMA) lets a caller set the namespace's port range itself, so it
-    /// is not capped in that port space. A capability check, so asked only
-    /// when the cap would refuse.
+    /// is not capped in that port space (`ns_capable_noaudit()`: a capped
+    /// caller asks at every bind, and a denial is no event to log).
     pub(crate) fn exempt_in(&self, net: &Net<'_>) -> bool {
         net.admin_capable()
     }

@@ -9,7 +9,9 @@
 //! ephemeral range. Every held port is counted against the uid of the task
 //! that took it, per namespace and in total; a caller without
 //! `CAP_NET_ADMIN` over the namespace is refused with `EMFILE` at its cap
-//! (see [`crate::policy::UserCap`]).
+//! (see [`crate::policy::UserCap`]). Counted per uid, the cap is one
+//! person's for each uid it maps: the person's own count across its uids
+//! is the kernel's ucount (`crate::sys::ucount`), charged beside it.
 
 use kernel::prelude::*;
 use kernel::rbtree::{Entry, RBTree, RBTreeNodeReservation};
@@ -91,15 +93,14 @@ impl Tally {
 
     /// Counts one more port for `uid` in `net`, unless `cap` forbids it and
     /// the caller is not `exempt` (`EMFILE`, what a task at its
-    /// `RLIMIT_NOFILE` gets for a socket). `exempt` is asked only then.
-    /// Counts first and checks the new counts, so that the common case
-    /// looks each entry up once.
+    /// `RLIMIT_NOFILE` gets for a socket). Counts first and checks the new
+    /// counts, so that the common case looks each entry up once.
     pub(crate) fn charge(
         &mut self,
         uid: u32,
         net: NetKey,
         cap: Option<UserCap>,
-        exempt: impl FnOnce() -> bool,
+        exempt: bool,
     ) -> Result {
         let in_ns = self.add((uid, net))?;
         let total = match self.add((uid, ALL)) {
@@ -110,7 +111,7 @@ impl Tally {
             }
         };
         if let Some(cap) = cap {
-            if !cap.allows(total.saturating_sub(1), in_ns.saturating_sub(1)) && !exempt() {
+            if !cap.allows(total.saturating_sub(1), in_ns.saturating_sub(1)) && !exempt {
                 self.uncharge(uid, net);
                 return Err(EMFILE);
             }

@@ -122,11 +122,13 @@ module_param!(
     UserShare,
     "user_share",
     "uint",
-    "Percent of a namespace's ephemeral port range one user without CAP_NET_ADMIN there may hold through RDMA ids, never more than its RLIMIT_NOFILE; 0: no cap (default: 5)"
+    "Percent of a namespace's ephemeral port range one uid without CAP_NET_ADMIN there may hold through RDMA ids, never more than its RLIMIT_NOFILE, nor than user.max_rdma_tcp_ports over all the uids it maps; 0: no cap (default: 5)"
 );
 
 // MODULE_IMPORT_NS(RDMA_CM_PORT): the rdma_cm exports the hook there.
 modinfo!("import_ns", "RDMA_CM_PORT");
+// inc_ucount() and dec_ucount(): exported for this module (patch 14).
+modinfo!("import_ns", "module:rdma_tcp_port");
 
 /// Copies `s` to the start of `buf`, as much as fits; returns the length.
 fn write(buf: &mut [u8], s: &[u8]) -> usize {

@@ -22,6 +22,7 @@ use crate::sys::net::Net;
 use crate::sys::port_provider::{PortProvider, PortRequest};
 use crate::sys::socket::{Reuse, TcpSocket};
 use crate::sys::task;
+use crate::sys::ucount::PortCharge;
 
 /// The provider's state, owned by its registration.
 #[pin_data]
@@ -131,12 +132,15 @@ enum Want {
 }
 
 /// A port being taken, counted against the user and in its namespace's
-/// port map until [`Claim::keep`]: dropped before that, both counts are
+/// port map until [`Claim::keep`]: dropped before that, the counts are
 /// undone and the port it marked, if any, is marked free again.
 struct Claim<'a> {
     books: &'a Mutex<Books>,
     net: &'a Net<'a>,
     uid: u32,
+    /// The port charged to the user across its user namespaces; `None`
+    /// where the cap does not apply.
+    charge: Option<PortCharge>,
     /// What the bind asked for.
     want: Want,
     /// Where the bind stands: `Pick::Port` is the port marked in the
@@ -151,11 +155,14 @@ impl<'a> Claim<'a> {
     fn take(books: &'a Mutex<Books>, net: &'a Net<'a>, want: Want) -> Result<Self> {
         let caller = Caller::current();
         let cap = caller.cap_in(net, param::user_share());
+        let exempt = cap.is_some() && caller.exempt_in(net);
+        let charge = match cap {
+            Some(_) if !exempt => Some(Self::charge(&caller)?),
+            _ => None,
+        };
         let mut guard = books.lock();
         let b = &mut *guard;
-        let charged = b
-            .tally
-            .charge(caller.uid, net.key(), cap, || caller.exempt_in(net));
+        let charged = b.tally.charge(caller.uid, net.key(), cap, exempt);
         if let (Err(e), Some(cap)) = (&charged, cap) {
             if *e == EMFILE && task::ratelimit() {
                 pr_info!(
@@ -189,9 +196,29 @@ impl<'a> Claim<'a> {
             books,
             net,
             uid: caller.uid,
+            charge,
             want,
             mark,
         })
+    }
+
+    /// Charges the port to the capped caller across its user namespaces,
+    /// where every uid of one person counts against that person: `EMFILE`
+    /// at the limit (`user.max_rdma_tcp_ports`) of one of them.
+    fn charge(caller: &Caller) -> Result<PortCharge> {
+        if let Some(charge) = PortCharge::current() {
+            return Ok(charge);
+        }
+        if task::ratelimit() {
+            pr_info!(
+                concat!(
+                    "uid {} refused a port (EMFILE): at user.max_rdma_tcp_ports, its own ",
+                    "or that of a user namespace above it\n"
+                ),
+                caller.uid
+            );
+        }
+        Err(EMFILE)
     }
 
     /// The picked `port` was found taken by someone else: records it and
@@ -232,8 +259,12 @@ impl<'a> Claim<'a> {
         self.mark = Pick::Port(port);
     }
 
-    /// The socket keeps its port, counted until `release_port`.
-    fn keep(self) {
+    /// `sock` keeps its port, counted until `release_port`, and the charge,
+    /// given back when the socket is released.
+    fn keep(mut self, sock: &TcpSocket) {
+        if let Some(charge) = self.charge.take() {
+            sock.keep_charge(charge);
+        }
         core::mem::forget(self);
     }
 }
@@ -340,7 +371,7 @@ impl Provider {
             }
         };
         claim.took(sock.port(), false);
-        claim.keep();
+        claim.keep(&sock);
         SockAddr::write_port(req.src_mut(), sock.port());
         Ok(Some(sock))
     }

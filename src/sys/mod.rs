@@ -10,6 +10,7 @@
 //! - `socket`: a kernel TCP socket that holds a port;
 //! - `net`: a network namespace (its port range and sysctls);
 //! - `task`: the current task's fsuid and `RLIMIT_NOFILE`;
+//! - `ucount`: a held port counted against its user across user namespaces;
 //! - `random`, `errno`: what the kernel crate of 6.12 lacks;
 //! - `param`: module parameters, a stopgap until `module!` has them;
 //! - `kunit`: what the built-in KUnit suite calls (not in the module).
@@ -23,3 +24,4 @@ pub(crate) mod port_provider;
 pub(crate) mod random;
 pub(crate) mod socket;
 pub(crate) mod task;
+pub(crate) mod ucount;

@@ -14,6 +14,7 @@ use kernel::error::to_result;
 use kernel::prelude::*;
 
 use super::net::{Net, NetKey};
+use super::ucount::PortCharge;
 use crate::policy::{SockAddr, AF_INET6};
 
 /// How the socket shares its port, as `sk_reuse`.
@@ -38,6 +39,8 @@ pub(crate) type SockKey = usize;
 ///
 /// `sock` points to a socket created by `sock_create_kern()` and owned by
 /// this value; it is released exactly once, when the value is dropped.
+/// Its `sk_user_data` is null or a [`PortCharge`] handed to it by
+/// [`TcpSocket::keep_charge`], given back on drop.
 pub(crate) struct TcpSocket {
     sock: NonNull<bindings::socket>,
 }
@@ -185,6 +188,22 @@ impl TcpSocket {
         self.sock.as_ptr() as SockKey
     }
 
+    /// Gives `charge` to the socket, to be given back when it is released:
+    /// the rdma_cm keeps only the socket. `sk_user_data` is its owner's,
+    /// and this socket, only ever bound, has no other user of it.
+    pub(crate) fn keep_charge(&self, charge: PortCharge) {
+        let sk = self.sk();
+        // SAFETY: `sk` is live; nobody else reads or writes the
+        // `sk_user_data` of a socket we own (type invariant), so a plain
+        // access is enough. A charge kept already is dropped, not leaked.
+        let old = unsafe {
+            let old = PortCharge::from_raw((*sk).sk_user_data);
+            (*sk).sk_user_data = charge.into_raw();
+            old
+        };
+        drop(old);
+    }
+
     /// Hands the socket to C code that keeps it (the rdma_cm, in the id).
     pub(super) fn into_raw(self) -> *mut bindings::socket {
         let sock = self.sock.as_ptr();
@@ -235,7 +254,12 @@ impl core::ops::Deref for Borrowed<'_> {
 
 impl Drop for TcpSocket {
     fn drop(&mut self) {
+        // SAFETY: `sk_user_data` is null or a charge (type invariant), taken
+        // here once, before the socket goes.
+        let charge = unsafe { PortCharge::from_raw((*self.sk()).sk_user_data) };
         // SAFETY: by the type invariant we own the socket and release it once.
         unsafe { bindings::sock_release(self.sock.as_ptr()) };
+        // The port is free now: the user may take another.
+        drop(charge);
     }
 }
