@@ -71,10 +71,87 @@ fill_stop() {
 bound() { awk '/^bound/ { print $2 }' "$1"; }
 why() { awk '/^bound/ { print $3 }' "$1"; }
 
+# User A's subordinate uids, as on a rootless container host: /etc/subuid
+# and /etc/subgid of the guest's own in a copy of /etc, and newuidmap and
+# newgidmap (setuid root, from the host's uidmap) on a tmpfs of their own,
+# bound in a mount namespace that only in_subuid_host commands see: the
+# host's files are not touched, and the guest's root (9p) is left alone.
+SUB_START=100000
+subuid_setup() {
+	# Not in $OUT (0700): A's uids write their results here.
+	SUB=$(mktemp -d /tmp/rdma-sub.XXXXXX)
+	chmod 755 "$SUB"
+	mkdir -p "$SUB/etc" "$SUB/bin" "$SUB/out"
+	chmod 1777 "$SUB/out"
+	cp -a /etc/. "$SUB/etc/"
+	echo "$USER_A:$SUB_START:65536" >"$SUB/etc/subuid"
+	echo "$USER_A:$SUB_START:65536" >"$SUB/etc/subgid"
+}
+# in_subuid_host CMD...: run CMD where /etc/subuid gives user A its range.
+in_subuid_host() {
+	unshare -m sh -c '
+		mount --bind "$0/etc" /etc &&
+		mount -t tmpfs -o mode=755 none "$0/bin" &&
+		install -m 4755 /usr/bin/newuidmap /usr/bin/newgidmap "$0/bin/" &&
+		PATH=$0/bin:$PATH exec "$@"' "$SUB" "$@"
+}
+# as_mapped CMD...: run CMD as user A, without capabilities, in a user
+# namespace of its own (and the initial network namespace), as its root:
+# A is uid 0 there, and newuidmap maps A's 65536 subordinate uids to uids
+# 1-65536 (uid i is kuid SUB_START + i - 1). Root there has every
+# capability over that namespace only.
+as_mapped() {
+	in_subuid_host setpriv --reuid=$USER_A --regid=$USER_A --clear-groups --inh-caps=-all \
+		unshare --user --map-root-user --map-users=$SUB_START,1,65536 \
+		--map-groups=$SUB_START,1,65536 "$@"
+}
+# Run by as_mapped: sh -c "$SUB_FILL" sh MAX N OUT CMD...: sets the
+# namespace's user.max_rdma_tcp_ports to MAX (- leaves it), then uids 1 to
+# N of the namespace run CMD (an rdma_fill that holds) one after the other,
+# each once the one before holds (or is gone), the output of uid i in
+# OUT/i; says "ready" then.
+SUB_FILL='max=$1 n=$2 out=$3
+shift 3
+[ "$max" = - ] || echo "$max" >/proc/sys/user/max_rdma_tcp_ports || exit 1
+for i in $(seq 1 "$n"); do
+	setpriv --reuid="$i" --regid="$i" --clear-groups "$@" >"$out/$i" 2>&1 &
+	while ! grep -qs holding "$out/$i" && kill -0 $! 2>/dev/null; do sleep 0.1; done
+done
+echo ready
+wait'
+# sub_fill MAX N ARGS...: as_mapped, at a namespace limit of MAX, uids 1
+# to N hold what rdma_fill ARGS binds.
+sub_fill() {
+	local max=$1 n=$2
+	shift 2
+	rm -f "$SUB"/out/*
+	as_mapped sh -c "$SUB_FILL" sh "$max" "$n" "$SUB/out" "$FILL" "$@" >"$SUB/run" 2>&1 &
+	SUB_PID=$!
+	WAIT=600 wait_for grep -q ready "$SUB/run"
+}
+sub_total() { cat "$SUB"/out/* | awk '/^bound/ { n += $2 } END { print n + 0 }'; }
+# How the uids' fills ended: "<count> <errno>" for each errno, e.g. "32 EMFILE".
+sub_ends() { cat "$SUB"/out/* | awk '/^bound/ { print $3 }' | sort | uniq -c | xargs; }
+sub_stop() {
+	pkill -KILL -x rdma_fill
+	wait_for sh -c "! pgrep -x rdma_fill"
+	wait "$SUB_PID"
+}
+# Root's TCP bind(0), and a connect() that needs an ephemeral port too.
+root_tcp() {
+	python3 -c '
+import socket
+b = socket.socket(); b.bind(("0.0.0.0", 0))
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen()
+socket.create_connection(l.getsockname())
+print("ok")' 2>&1 | tail -1
+}
+
 run_limit_tests() {
 	local mode base_tcp base_slab held total nofile_a share_ns
 	local b_connect b_bind b_iperf root_bind after_tcp after_slab cg
 	local cg_n cg_why cg_with cg_without cg_bytes own_n before
+	local sub_n sub_ends sub_held sub_root sub_low sub_high ctl_n ctl_held ctl_root
 
 	mode=$(stat -c %a /dev/infiniband/rdma_cm)
 	say "/dev/infiniband/rdma_cm mode $mode; user_share $(cat $SHARE)"
@@ -181,5 +258,50 @@ run_limit_tests() {
 	[ "$own_n" = 2000 ] && ok "A holds 2000 ports in its own namespace (CAP_NET_ADMIN there), none of the host's" ||
 		bad "A in its own namespace: $own_n"
 
-	say "limits: user A held $total ports (cap 1411, RLIMIT_NOFILE $nofile_a) then $(why $OUT/a3); $share_ns of a 100-port namespace; user B connect $b_connect bind(0) $b_bind iperf $b_iperf; root $root_bind; memcg $cg_bytes B/id, a 16M cgroup stopped A at $cg_n ids ($cg_why); $own_n in its own netns"
+	say "== user A maps 32 of its subordinate uids into a user namespace of its own"
+	subuid_setup
+	before=$(tcp_alloc)
+	sub_fill - 32 0.0.0.0
+	sub_n=$(sub_total)
+	sub_ends=$(sub_ends)
+	sub_held=$(($(tcp_alloc) - before))
+	sub_root=$(root_tcp)
+	sub_stop
+	say "A's uids 1-32 there (kuids $SUB_START-$((SUB_START + 31))), in the initial network namespace: $sub_n ids in all, each uid's last bind: $sub_ends; $sub_held host TCP sockets; root's bind(0) and connect(): $sub_root"
+	[ "$sub_n" = 1411 ] && [ "$sub_ends" = "32 EMFILE" ] && [ "$sub_held" -ge 1411 ] &&
+		ok "A's 32 subordinate uids hold 1411 ports in all (user.max_rdma_tcp_ports), then EMFILE" ||
+		bad "A's 32 subordinate uids: $sub_n ids ($sub_ends), $sub_held sockets"
+	[ "$sub_root" = ok ] && ok "root's bind(0) and connect() work while A's uids hold them" ||
+		bad "root's bind(0) and connect(): $sub_root"
+
+	say "== A sets its own namespace's user.max_rdma_tcp_ports: lower, then higher"
+	sub_fill 100 2 0.0.0.0
+	sub_low="$(sub_total) ($(sub_ends))"
+	sub_stop
+	sub_fill 1000000 2 0.0.0.0
+	sub_high="$(sub_total) ($(sub_ends))"
+	sub_stop
+	say "at 100 there, uids 1 and 2: $sub_low ids; at 1000000 there: $sub_high"
+	[ "$sub_low" = "200 (2 EMFILE)" ] &&
+		ok "A's namespace limit of 100 stops each of its uids at 100" ||
+		bad "A's namespace limit of 100: $sub_low"
+	[ "$sub_high" = "1411 (2 EMFILE)" ] &&
+		ok "a namespace limit above the initial one's lifts nothing: 1411 in all" ||
+		bad "A's namespace limit of 1000000: $sub_high"
+
+	say "== control: reserve=none, the same 32 uids, 100 ids each"
+	echo none >/sys/module/rdma_tcp_port/parameters/reserve
+	before=$(tcp_alloc)
+	sub_fill - 32 -n 100 0.0.0.0
+	ctl_n="$(sub_total) ($(sub_ends))"
+	ctl_held=$(($(tcp_alloc) - before))
+	ctl_root=$(root_tcp)
+	sub_stop
+	echo all >/sys/module/rdma_tcp_port/parameters/reserve
+	say "reserve=none: $ctl_n ids, $ctl_held more host TCP sockets; root's bind(0) and connect(): $ctl_root"
+	[ "$ctl_n" = "3200 (32 ok)" ] && [ "$ctl_held" -lt 32 ] && [ "$ctl_root" = ok ] &&
+		ok "control, reserve=none: A's uids bind 3200 ids, no host port held, no cap (the module's), root unaffected" ||
+		bad "control, reserve=none: $ctl_n ids, $ctl_held sockets, root $ctl_root"
+
+	say "limits: user A held $total ports (cap 1411, RLIMIT_NOFILE $nofile_a) then $(why $OUT/a3); $share_ns of a 100-port namespace; user B connect $b_connect bind(0) $b_bind iperf $b_iperf; root $root_bind; memcg $cg_bytes B/id, a 16M cgroup stopped A at $cg_n ids ($cg_why); $own_n in its own netns; 32 subordinate uids $sub_n ($sub_ends), at a namespace limit of 100 $sub_low, of 1000000 $sub_high; reserve=none $ctl_n, +$ctl_held sockets"
 }

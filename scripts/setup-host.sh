@@ -21,6 +21,8 @@ APT_PACKAGES=(
 	python3 python3-pip
 	qemu-system-x86
 	iproute2 rdma-core rdmacm-utils ibverbs-utils perftest iperf nvme-cli linux-perf
+	# newuidmap and newgidmap: the limit suite maps subordinate uids
+	uidmap
 	librdmacm-dev
 )
 
