@@ -261,7 +261,7 @@ impl<'a> Claim<'a> {
 
     /// `sock` keeps its port, counted until `release_port`, and the charge,
     /// given back when the socket is released.
-    fn keep(mut self, sock: &TcpSocket) {
+    fn keep(mut self, sock: &mut TcpSocket) {
         if let Some(charge) = self.charge.take() {
             sock.keep_charge(charge);
         }
@@ -359,7 +359,7 @@ impl Provider {
         let sharing = SockAddr::parse(req.dst())
             .map(|dst| Tuple { src, dst })
             .filter(|t| t.is_active() && src.port == 0);
-        let sock = match (self.bind(&mut bind, &mut claim), sharing) {
+        let mut sock = match (self.bind(&mut bind, &mut claim), sharing) {
             (Err(e), Some(tuple)) if e == errno::eaddrinuse() => self.share(&mut bind, tuple)?,
             (sock, sharing) => {
                 let sock = sock?;
@@ -371,7 +371,7 @@ impl Provider {
             }
         };
         claim.took(sock.port(), false);
-        claim.keep(&sock);
+        claim.keep(&mut sock);
         SockAddr::write_port(req.src_mut(), sock.port());
         Ok(Some(sock))
     }

@@ -190,12 +190,15 @@ impl TcpSocket {
 
     /// Gives `charge` to the socket, to be given back when it is released:
     /// the rdma_cm keeps only the socket. `sk_user_data` is its owner's,
-    /// and this socket, only ever bound, has no other user of it.
-    pub(crate) fn keep_charge(&self, charge: PortCharge) {
+    /// and this socket, only ever bound, has no other user of it. `&mut`:
+    /// only the socket's owner, before it hands the socket to the rdma_cm
+    /// (a [`Borrowed`] one is lent as `&TcpSocket`).
+    pub(crate) fn keep_charge(&mut self, charge: PortCharge) {
         let sk = self.sk();
-        // SAFETY: `sk` is live; nobody else reads or writes the
-        // `sk_user_data` of a socket we own (type invariant), so a plain
-        // access is enough. A charge kept already is dropped, not leaked.
+        // SAFETY: `sk` is live; we own the socket (type invariant) and hold
+        // it exclusively, so nobody else reads or writes its
+        // `sk_user_data` meanwhile and a plain access is enough. A charge
+        // kept already is dropped, not leaked.
         let old = unsafe {
             let old = PortCharge::from_raw((*sk).sk_user_data);
             (*sk).sk_user_data = charge.into_raw();

@@ -25,10 +25,6 @@ pub(crate) struct PortCharge {
     ucounts: NonNull<bindings::ucounts>,
 }
 
-// SAFETY: a charge is only counts and a reference, which `dec_ucount()`
-// gives back from any thread.
-unsafe impl Send for PortCharge {}
-
 impl PortCharge {
     /// Charges one port to the current task's fsuid in its user namespace:
     /// the credential that `sock_alloc()` gives the sockets it creates.
