@@ -259,7 +259,7 @@ version-check:
 
 # The tree is Debian's tarball, with no git history: checkpatch cannot look
 # up the commit ids of the Fixes: tags (UNKNOWN_COMMIT_ID), which the cover
-# letter's patches 1-3 carry.
+# letter's patches 1-4 carry.
 checkpatch: tree
 	cd $(TREE) && ./scripts/checkpatch.pl --strict --no-tree -q --ignore UNKNOWN_COMMIT_ID \
 		$(addprefix $(PROJECT)/patches/,$(shell grep -v '^#' $(PROJECT)/patches/series))

@@ -147,6 +147,105 @@ socket.create_connection(l.getsockname())
 print("ok")' 2>&1 | tail -1
 }
 
+# ps_fill SPACE N ADDR: user A, in srv (whose one RDMA device is siw_s),
+# binds N ids of SPACE to ADDR and listens on each; prints what rdma_fill
+# said and how many more host TCP sockets there were while it held them.
+ps_fill() {
+	local before held out
+	before=$(tcp_alloc)
+	fill_bg $OUT/ps-$1 in_srv setpriv --reuid=$USER_A --regid=$USER_A \
+		--clear-groups --inh-caps=-all "$FILL" -n "$2" -l -s "$1" "$3"
+	held=$(($(tcp_alloc) - before))
+	out=$(grep -E '^(bound|listened)' $OUT/ps-$1 | tr '\n' ' ')
+	fill_stop
+	echo "${out}+$held sockets"
+}
+# ps_expect SPACE ADDR WANT WHAT: ps_fill SPACE 1600 ADDR prints WANT.
+ps_expect() {
+	local out
+	out=$(ps_fill "$1" 1600 "$2")
+	say "RDMA_PS_${1^^} on $2: $out"
+	[ "$out" = "$3" ] && ok "RDMA_PS_${1^^}: $4" || bad "RDMA_PS_${1^^} on $2: $out"
+	PS_SUMMARY="$PS_SUMMARY $1 on $2: $out;"
+}
+# ps_listeners SPACE: the "<device>/<port>" of each id of SPACE that listens
+# on a device, as the rdma tool lists them.
+ps_listeners() {
+	rdma res show cm_id | awk -v ps="$1" '
+		/state LISTEN/ && $0 ~ "ps " ps " " {
+			d = "-"
+			for (i = 1; i < NF; i++) if ($i == "link") d = $(i + 1)
+			print d
+		}' | sort | xargs
+}
+
+# iWARP carries RDMA_PS_TCP only (series patch 2): the other port spaces'
+# listeners and connections are refused on iWARP devices, and their
+# wildcard listeners skip them, with the module or without.
+run_port_space_tests() {
+	local sp out listeners udaddy_rc pid
+
+	say "== other port spaces on iWARP: user A listens 1600 times per space on $SRV_IP (siw_s)"
+	for sp in ib udp; do
+		ps_expect $sp "$SRV_IP" "bound 1600 ok listened 0 refused 1600 EPROTONOSUPPORT +0 sockets" \
+			"1600 ids bind to siw's address, every listen EPROTONOSUPPORT, no host TCP socket"
+	done
+	# An IPoIB id binds only to an IPoIB address (the rdma_cm's own rule).
+	ps_expect ipoib "$SRV_IP" "bound 0 EINVAL listened 0 refused 0 - +0 sockets" \
+		"siw's address refused at bind (EINVAL, upstream's rule)"
+	say "== the same as wildcard listeners (0.0.0.0): siw_s gets none of them"
+	for sp in ib udp ipoib; do
+		ps_expect $sp 0.0.0.0 "bound 1600 ok listened 1600 refused 0 - +0 sockets" \
+			"1600 wildcard listeners, none on siw, no host TCP socket"
+	done
+	out=$(ps_fill tcp 10 "$SRV_IP")
+	say "RDMA_PS_TCP: $out"
+	case "$out" in
+	"bound 10 ok listened 10 refused 0 - +"*)
+		ok "RDMA_PS_TCP: 10 ids listen on siw, as before" ;;
+	*) bad "RDMA_PS_TCP on siw: $out" ;;
+	esac
+
+	say "== user A connects through siw_c: RDMA_PS_UDP refused, RDMA_PS_TCP as before"
+	hold_says "RDMA_PS_UDP: rdma_connect() through siw" \
+		"resolve_addr ok resolve_route ok qp ok connect EPROTONOSUPPORT" \
+		in_cli setpriv --reuid=$USER_A --regid=$USER_A --clear-groups --inh-caps=-all \
+		"$HOLD" -x -s udp -c "$SRV_IP" 7174
+	hold_says "RDMA_PS_TCP: rdma_connect() through siw goes out over host TCP, to a port where nobody listens" \
+		"resolve_addr ok resolve_route ok qp ok connect ECONNREFUSED" \
+		in_cli setpriv --reuid=$USER_A --regid=$USER_A --clear-groups --inh-caps=-all \
+		"$HOLD" -x -s tcp -c "$SRV_IP" 7174
+
+	say "== a RDMA_PS_UDP wildcard listener with siw and rxe in one namespace"
+	roce_topology
+	ip link add pw0 type veth peer name pw1
+	ip addr add 10.79.0.1/24 dev pw0
+	ip link set pw0 up
+	ip link set pw1 up
+	rdma link add siw_pw0 type siw netdev pw0
+	as $USER_A timeout 60 udaddy >$OUT/udaddy-s.out 2>&1 &
+	pid=$!
+	wait_for sh -c "rdma res show cm_id | grep -q 'link rxe0/.*state LISTEN'"
+	listeners=$(ps_listeners UDP)
+	say "\$ rdma res show cm_id (listening, ps UDP): $listeners"
+	as $USER_A timeout 60 udaddy -s "$ROCE_IP" >$OUT/udaddy-c.out 2>&1
+	udaddy_rc=$?
+	wait $pid
+	say "udaddy -s $ROCE_IP (over rxe0): exit $udaddy_rc; $(tail -1 $OUT/udaddy-c.out)"
+	case " $listeners " in
+	*siw*) bad "a RDMA_PS_UDP wildcard listener listens on siw_pw0: $listeners" ;;
+	*rxe0*) ok "a RDMA_PS_UDP wildcard listener listens on rxe0, not on siw_pw0: $listeners" ;;
+	*) bad "a RDMA_PS_UDP wildcard listener: $listeners" ;;
+	esac
+	[ $udaddy_rc = 0 ] && ok "udaddy (RDMA_PS_UDP, user A) works over rxe0 next to siw_pw0" ||
+		{ cat $OUT/udaddy-s.out $OUT/udaddy-c.out; bad "udaddy over rxe0: exit $udaddy_rc"; }
+	PS_SUMMARY="$PS_SUMMARY udp wildcard listens on [$listeners], udaddy exit $udaddy_rc"
+	rdma link delete siw_pw0
+	rdma link delete rxe0
+	ip link del pw0
+	ip link del rx0
+}
+
 run_limit_tests() {
 	local mode base_tcp base_slab held total nofile_a share_ns
 	local b_connect b_bind b_iperf root_bind after_tcp after_slab cg
@@ -303,5 +402,8 @@ run_limit_tests() {
 		ok "control, reserve=none: A's uids bind 3200 ids, no host port held, no cap (the module's), root unaffected" ||
 		bad "control, reserve=none: $ctl_n ids, $ctl_held sockets, root $ctl_root"
 
-	say "limits: user A held $total ports (cap 1411, RLIMIT_NOFILE $nofile_a) then $(why $OUT/a3); $share_ns of a 100-port namespace; user B connect $b_connect bind(0) $b_bind iperf $b_iperf; root $root_bind; memcg $cg_bytes B/id, a 16M cgroup stopped A at $cg_n ids ($cg_why); $own_n in its own netns; 32 subordinate uids $sub_n ($sub_ends), at a namespace limit of 100 $sub_low, of 1000000 $sub_high; reserve=none $ctl_n, +$ctl_held sockets"
+	PS_SUMMARY=
+	run_port_space_tests
+
+	say "limits: user A held $total ports (cap 1411, RLIMIT_NOFILE $nofile_a) then $(why $OUT/a3); $share_ns of a 100-port namespace; user B connect $b_connect bind(0) $b_bind iperf $b_iperf; root $root_bind; memcg $cg_bytes B/id, a 16M cgroup stopped A at $cg_n ids ($cg_why); $own_n in its own netns; 32 subordinate uids $sub_n ($sub_ends), at a namespace limit of 100 $sub_low, of 1000000 $sub_high; reserve=none $ctl_n, +$ctl_held sockets; other port spaces on siw:$PS_SUMMARY"
 }

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rdma_fill: bind RDMA_PS_TCP ids to <address> port 0 until one is refused
- * (or <max> are bound), say how many and why, and hold them until killed.
+ * rdma_fill: bind ids to <address> port 0 until one is refused (or <max> are
+ * bound), say how many and why, and hold them until killed.
  *
- *   rdma_fill [-n max] [-p] [-x] <address>
+ *   rdma_fill [-n max] [-p] [-x] [-l] [-s tcp|udp|ipoib|ib] <address>
  *	-p  print "progress <n>" every 100 ids (a memory cgroup may kill us)
  *	-x  exit at once instead of holding the ids
+ *	-l  also rdma_listen() each id; a refused listen keeps the id bound
+ *	-s  the ids' port space (default tcp, RDMA_PS_TCP)
  *
- * Prints "bound <n> <ERRNAME>" ("ok" if <max> was reached), then "holding".
- * Exit status: 0.
+ * Prints "bound <n> <ERRNAME>" ("ok" if <max> was reached), with -l then
+ * "listened <n> refused <m> <ERRNAME>" (the last refusal's, "-" if none),
+ * then "holding".  Exit status: 0.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,15 +22,35 @@
 #include <unistd.h>
 #include <rdma/rdma_cma.h>
 
+static const struct {
+	const char *name;
+	enum rdma_port_space ps;
+} spaces[] = {
+	{ "tcp", RDMA_PS_TCP }, { "udp", RDMA_PS_UDP },
+	{ "ipoib", RDMA_PS_IPOIB }, { "ib", RDMA_PS_IB },
+};
+
 int main(int argc, char **argv)
 {
 	struct addrinfo *ai, hints = { .ai_flags = AI_NUMERICHOST };
 	struct rdma_event_channel *ch;
-	int opt, n, max = 1 << 20, hold = 1, progress = 0, err = 0;
+	int opt, n, max = 1 << 20, hold = 1, progress = 0, err = 0, i;
+	int listen = 0, listened = 0, refused = 0, lerr = 0;
+	enum rdma_port_space ps = RDMA_PS_TCP;
 	struct rdma_cm_id *id;
 
-	while ((opt = getopt(argc, argv, "n:px")) != -1) {
+	while ((opt = getopt(argc, argv, "n:pxls:")) != -1) {
 		switch (opt) {
+		case 'l':
+			listen = 1;
+			break;
+		case 's':
+			for (i = 0; i < 4 && strcmp(optarg, spaces[i].name); i++)
+				;
+			if (i == 4)
+				return EINVAL;
+			ps = spaces[i].ps;
+			break;
 		case 'p':
 			progress = 1;
 			break;
@@ -43,7 +66,8 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 1 ||
 	    getaddrinfo(argv[optind], "0", &hints, &ai)) {
-		fprintf(stderr, "usage: rdma_fill [-n max] [-p] [-x] <address>\n");
+		fprintf(stderr, "usage: rdma_fill [-n max] [-p] [-x] [-l] "
+			"[-s tcp|udp|ipoib|ib] <address>\n");
 		return EINVAL;
 	}
 	ch = rdma_create_event_channel();
@@ -52,7 +76,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (n = 0; n < max; n++) {
-		if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP)) {
+		if (rdma_create_id(ch, &id, NULL, ps)) {
 			err = errno;
 			break;
 		}
@@ -61,12 +85,21 @@ int main(int argc, char **argv)
 			rdma_destroy_id(id);
 			break;
 		}
+		if (listen && rdma_listen(id, 8)) {
+			lerr = errno;
+			refused++;
+		} else if (listen) {
+			listened++;
+		}
 		if (progress && (n + 1) % 100 == 0) {
 			printf("progress %d\n", n + 1);
 			fflush(stdout);
 		}
 	}
 	printf("bound %d %s\n", n, err ? strerrorname_np(err) : "ok");
+	if (listen)
+		printf("listened %d refused %d %s\n", listened, refused,
+		       lerr ? strerrorname_np(lerr) : "-");
 	fflush(stdout);
 	if (hold) {
 		printf("holding\n");
