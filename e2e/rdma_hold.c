@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rdma_hold: take an RDMA_PS_TCP port through librdmacm, say how each step
- * went, and hold the port until killed (or exit at once with -x).
+ * rdma_hold: take a port (RDMA_PS_TCP unless -s) through librdmacm, or connect
+ * (-c), say how each step went, and hold the port until killed (or exit at
+ * once with -x).
  *
  *   rdma_hold [-l] [-r] [-x] [-s tcp|udp|ipoib|ib] [-c] <address> <port>
  *	-l  also rdma_listen()
