@@ -121,7 +121,7 @@ clippy: module
 # fuzz and stress suites.
 TOOLS = $(addprefix $(PROJECT)/out/,rdma_hold rdma_conns rdma_fill rdma_fault rdma_fuzz \
 	rdma_churn)
-$(PROJECT)/out/%: $(PROJECT)/e2e/%.c
+$(PROJECT)/out/%: $(PROJECT)/e2e/%.c $(PROJECT)/e2e/port_space.h
 	@mkdir -p $(PROJECT)/out
 	cc -O2 -Wall -Werror -o $@ $< -lrdmacm -libverbs
 

@@ -9,10 +9,13 @@ USER_A=65534	# nobody
 USER_B=65533
 
 # as UID CMD...: run CMD as UID, without capabilities.
-as() {
-	local uid=$1
-	shift
-	setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all "$@"
+as() { as_in "" "$@"; }
+# as_in NS UID CMD...: the same in the network namespace NS ("": this one).
+as_in() {
+	local ns=$1 uid=$2
+	shift 2
+	${ns:+ip netns exec "$ns"} setpriv --reuid="$uid" --regid="$uid" --clear-groups \
+		--inh-caps=-all "$@"
 }
 # TCP slab objects in use (the reservations' struct tcp_sock).  Shrinking
 # first moves the CPUs' slabs and KASAN's quarantine back to the cache, so
@@ -153,8 +156,7 @@ print("ok")' 2>&1 | tail -1
 ps_fill() {
 	local before held out
 	before=$(tcp_alloc)
-	fill_bg $OUT/ps-$1 in_srv setpriv --reuid=$USER_A --regid=$USER_A \
-		--clear-groups --inh-caps=-all "$FILL" -n "$2" -l -s "$1" "$3"
+	fill_bg $OUT/ps-$1 as_in srv $USER_A "$FILL" -n "$2" -l -s "$1" "$3"
 	held=$(($(tcp_alloc) - before))
 	out=$(grep -E '^(bound|listened)' $OUT/ps-$1 | tr '\n' ' ')
 	fill_stop
@@ -209,12 +211,10 @@ run_port_space_tests() {
 	say "== user A connects through siw_c: RDMA_PS_UDP refused, RDMA_PS_TCP as before"
 	hold_says "RDMA_PS_UDP: rdma_connect() through siw" \
 		"resolve_addr ok resolve_route ok qp ok connect EPROTONOSUPPORT" \
-		in_cli setpriv --reuid=$USER_A --regid=$USER_A --clear-groups --inh-caps=-all \
-		"$HOLD" -x -s udp -c "$SRV_IP" 7174
+		as_in cli $USER_A "$HOLD" -x -s udp -c "$SRV_IP" 7174
 	hold_says "RDMA_PS_TCP: rdma_connect() through siw goes out over host TCP, to a port where nobody listens" \
 		"resolve_addr ok resolve_route ok qp ok connect ECONNREFUSED" \
-		in_cli setpriv --reuid=$USER_A --regid=$USER_A --clear-groups --inh-caps=-all \
-		"$HOLD" -x -s tcp -c "$SRV_IP" 7174
+		as_in cli $USER_A "$HOLD" -x -s tcp -c "$SRV_IP" 7174
 
 	say "== a RDMA_PS_UDP wildcard listener with siw and rxe in one namespace"
 	roce_topology

@@ -21,20 +21,13 @@
 #include <string.h>
 #include <unistd.h>
 #include <rdma/rdma_cma.h>
-
-static const struct {
-	const char *name;
-	enum rdma_port_space ps;
-} spaces[] = {
-	{ "tcp", RDMA_PS_TCP }, { "udp", RDMA_PS_UDP },
-	{ "ipoib", RDMA_PS_IPOIB }, { "ib", RDMA_PS_IB },
-};
+#include "port_space.h"
 
 int main(int argc, char **argv)
 {
 	struct addrinfo *ai, hints = { .ai_flags = AI_NUMERICHOST };
 	struct rdma_event_channel *ch;
-	int opt, n, max = 1 << 20, hold = 1, progress = 0, err = 0, i;
+	int opt, n, max = 1 << 20, hold = 1, progress = 0, err = 0;
 	int listen = 0, listened = 0, refused = 0, lerr = 0;
 	enum rdma_port_space ps = RDMA_PS_TCP;
 	struct rdma_cm_id *id;
@@ -45,11 +38,8 @@ int main(int argc, char **argv)
 			listen = 1;
 			break;
 		case 's':
-			for (i = 0; i < 4 && strcmp(optarg, spaces[i].name); i++)
-				;
-			if (i == 4)
+			if (port_space(optarg, &ps))
 				return EINVAL;
-			ps = spaces[i].ps;
 			break;
 		case 'p':
 			progress = 1;

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <rdma/rdma_cma.h>
+#include "port_space.h"
 
 static int step(const char *what, int ret)
 {
@@ -37,12 +38,15 @@ static int step(const char *what, int ret)
 	return err;
 }
 
-/* The next event on @ch is @want: 0, else -1 with errno set. */
-static int await(struct rdma_event_channel *ch, enum rdma_cm_event_type want)
+/*
+ * The type of the next event on @ch, within 10 s, and its @status: or -1
+ * with errno set.
+ */
+static int next_event(struct rdma_event_channel *ch, int *status)
 {
 	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
 	struct rdma_cm_event *ev;
-	int got, status;
+	int got;
 
 	if (poll(&pfd, 1, 10000) != 1) {
 		errno = ETIMEDOUT;
@@ -51,9 +55,19 @@ static int await(struct rdma_event_channel *ch, enum rdma_cm_event_type want)
 	if (rdma_get_cm_event(ch, &ev))
 		return -1;
 	got = ev->event;
-	status = ev->status;
+	*status = ev->status;
 	rdma_ack_cm_event(ev);
-	if (got == want)
+	return got;
+}
+
+/* The next event on @ch is @want: 0, else -1 with errno set. */
+static int await(struct rdma_event_channel *ch, enum rdma_cm_event_type want)
+{
+	int status, got = next_event(ch, &status);
+
+	if (got < 0)
+		return -1;
+	if (got == (int)want)
 		return 0;
 	errno = status < 0 ? -status : EPROTO;
 	return -1;
@@ -72,12 +86,10 @@ static int connect_to(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_RC,
 	};
-	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
 	struct rdma_conn_param param = { 0 };
-	struct rdma_cm_event *ev;
 	struct ibv_pd *pd;
 	struct ibv_qp *qp = NULL;
-	int err;
+	int err, got, status;
 
 	if ((err = step("resolve_addr", rdma_resolve_addr(id, NULL, dst, 2000) ||
 			await(ch, RDMA_CM_EVENT_ADDR_RESOLVED))))
@@ -94,23 +106,15 @@ static int connect_to(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 	param.qp_num = qp->qp_num;
 	if ((err = step("connect", rdma_connect(id, &param))))
 		return err;
-	if (poll(&pfd, 1, 10000) == 1 && !rdma_get_cm_event(ch, &ev)) {
-		printf("event %s\n", rdma_event_str(ev->event));
-		rdma_ack_cm_event(ev);
-	} else {
-		printf("event none\n");
-	}
+	got = next_event(ch, &status);
+	printf("event %s\n", got < 0 ? "none" : rdma_event_str(got));
 	fflush(stdout);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	static const char *const names[] = { "tcp", "udp", "ipoib", "ib" };
-	static const enum rdma_port_space spaces[] = {
-		RDMA_PS_TCP, RDMA_PS_UDP, RDMA_PS_IPOIB, RDMA_PS_IB
-	};
-	int opt, listen = 0, reuse = 0, hold = 1, err, one = 1, conn = 0, i;
+	int opt, listen = 0, reuse = 0, hold = 1, err, one = 1, conn = 0;
 	enum rdma_port_space ps = RDMA_PS_TCP;
 	struct addrinfo *ai, hints = { .ai_flags = AI_NUMERICHOST };
 	struct rdma_event_channel *ch;
@@ -122,11 +126,8 @@ int main(int argc, char **argv)
 			conn = 1;
 			break;
 		case 's':
-			for (i = 0; i < 4 && strcmp(optarg, names[i]); i++)
-				;
-			if (i == 4)
+			if (port_space(optarg, &ps))
 				return EINVAL;
-			ps = spaces[i];
 			break;
 		case 'l':
 			listen = 1;
