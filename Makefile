@@ -13,7 +13,8 @@
 #                           the abuse suites (limit, fault, fuzz, stress)
 #   make vm-suite SUITES="fuzz stress"
 #                           some of the abuse suites alone
-#   make demo               the main job: the seed's port collision, before and after, in the VM
+#   make demo               the main job: the seed's port collision, before and after, in the VM;
+#                           CONTROL=1: the same steps, the module never loaded
 #   make check              everything that tests the project (CI runs this)
 #   make deb                the kernel and the module as Debian packages (out/deb/);
 #                           KCONFIG=<file>: the kernel from that configuration
@@ -145,8 +146,9 @@ vm-suite: module $(TOOLS)
 	set -o pipefail; VM_LIVE=$(CACHE)/live/vm-suites.log VM_ARGS="$(SUITES)" \
 		$(VM) $(PROJECT)/e2e/guest-suite.sh 2>&1 | tee $(CACHE)/vm-suites.log
 
+# CONTROL=1: the same demo without ever loading the module.
 demo: module $(TOOLS)
-	$(VM) $(PROJECT)/e2e/demo.sh
+	VM_ARGS="$(if $(CONTROL),control)" $(VM) $(PROJECT)/e2e/demo.sh
 
 KUNIT_FLAGS = --arch=$(KUNIT_ARCH) --build_dir=$(CACHE)/kunit-$(KUNIT_ARCH) \
 	--kunitconfig=$(PROJECT)/kunit/.kunitconfig \

@@ -24,6 +24,14 @@ tcp_slab() {
 	echo 1 >/sys/kernel/slab/TCP/shrink 2>/dev/null
 	awk '$1 == "TCP" { print $2 }' /proc/slabinfo
 }
+# Shrink every slab cache: what was freed leaves KASAN's quarantine and the
+# CPUs' slabs, and stops being charged to a memory cgroup.
+slab_settle() {
+	local f
+	for f in /sys/kernel/slab/*/shrink; do
+		echo 1 >"$f"
+	done 2>/dev/null
+}
 # fill_bg OUT CMD...: start a filler (CMD ends with rdma_fill), wait until
 # it holds.  $! is the background job, not always rdma_fill itself (as() is
 # a function): fill_stop ends them.
@@ -54,17 +62,28 @@ cg_hits() {
 		cat $CG/memory.failcnt
 	fi
 }
-# cg_cost CGROUP RESERVE: memory.current of CGROUP while user A holds 1000
-# ids bound under reserve=RESERVE, less what it was before.
+# cg_cost RESERVE NS FILL_ARGS...: what a memory cgroup of its own is charged
+# while user A holds the ids of `rdma_fill FILL_ARGS`, run in network
+# namespace NS ("": this one) under reserve=RESERVE: "<memory> <slab>" in
+# bytes, empty unless rdma_fill made every id it was asked for. A new cgroup
+# each time, read after slab_settle: nothing freed is counted.
 cg_cost() {
-	local cg=$1 before now p
-	echo "$2" >/sys/module/rdma_tcp_port/parameters/reserve
-	before=$(cat $cg/$CG_CUR)
-	fill_bg $OUT/cgc sh -c "echo \$\$ >$cg/cgroup.procs; exec setpriv --reuid=$USER_A --regid=$USER_A --clear-groups $FILL -n 1000 0.0.0.0"
-	now=$(cat $cg/$CG_CUR)
+	local reserve=$1 ns=$2 cg=$CG-cost now
+	shift 2
+	mkdir $cg
+	echo "$reserve" >/sys/module/rdma_tcp_port/parameters/reserve
+	fill_bg $OUT/cgc sh -c "echo \$\$ >$cg/cgroup.procs; exec ${ns:+ip netns exec $ns }setpriv --reuid=$USER_A --regid=$USER_A --clear-groups $FILL $*"
+	slab_settle
+	now="$(cat $cg/$CG_CUR) $(awk '$1 == "slab_unreclaimable" { print $2 }' $cg/memory.stat)"
 	fill_stop
 	echo all >/sys/module/rdma_tcp_port/parameters/reserve
-	echo $((now - before))
+	wait_for rmdir $cg
+	[ "$(why $OUT/cgc)" = ok ] && echo "$now"
+}
+# per_id N WITH WITHOUT FIELD: (WITH - WITHOUT) / N, of cg_cost's FIELD.
+per_id() {
+	local w=($2) wo=($3)
+	echo $(( (${w[$4]:-0} - ${wo[$4]:-0}) / $1 ))
 }
 # fill_stop: end every rdma_fill of user A.
 fill_stop() {
@@ -75,24 +94,37 @@ bound() { awk '/^bound/ { print $2 }' "$1"; }
 why() { awk '/^bound/ { print $3 }' "$1"; }
 
 # User A's subordinate uids, as on a rootless container host: /etc/subuid
-# and /etc/subgid of the guest's own in a copy of /etc, and newuidmap and
-# newgidmap (setuid root, from the host's uidmap) on a tmpfs of their own,
-# bound in a mount namespace that only in_subuid_host commands see: the
-# host's files are not touched, and the guest's root (9p) is left alone.
+# and /etc/subgid of the guest's own in an /etc of links to the real one
+# (copying it over 9p took 92 s), and newuidmap and newgidmap (setuid root,
+# from the host's uidmap) on a tmpfs of their own, bound in a mount
+# namespace that only in_subuid_host commands see: the host's files are not
+# touched, and the guest's root (9p) is left alone.
 SUB_START=100000
 subuid_setup() {
 	# Not in $OUT (0700): A's uids write their results here.
 	SUB=$(mktemp -d /tmp/rdma-sub.XXXXXX)
 	chmod 755 "$SUB"
-	mkdir -p "$SUB/etc" "$SUB/bin" "$SUB/out"
+	mkdir -p "$SUB/etc" "$SUB/etc.real" "$SUB/bin" "$SUB/out"
 	chmod 1777 "$SUB/out"
-	cp -a /etc/. "$SUB/etc/"
+	# /etc's own symlinks as they are (some are relative), the rest as
+	# links into etc.real, where in_subuid_host binds the real /etc.
+	local f
+	for f in /etc/* /etc/.[!.]*; do
+		[ -e "$f" ] || [ -L "$f" ] || continue
+		if [ -L "$f" ]; then
+			cp -P "$f" "$SUB/etc/"
+		else
+			ln -s "$SUB/etc.real/${f#/etc/}" "$SUB/etc/"
+		fi
+	done
+	rm -f "$SUB/etc/subuid" "$SUB/etc/subgid"
 	echo "$USER_A:$SUB_START:65536" >"$SUB/etc/subuid"
 	echo "$USER_A:$SUB_START:65536" >"$SUB/etc/subgid"
 }
 # in_subuid_host CMD...: run CMD where /etc/subuid gives user A its range.
 in_subuid_host() {
 	unshare -m sh -c '
+		mount --bind /etc "$0/etc.real" &&
 		mount --bind "$0/etc" /etc &&
 		mount -t tmpfs -o mode=755 none "$0/bin" &&
 		install -m 4755 /usr/bin/newuidmap /usr/bin/newgidmap "$0/bin/" &&
@@ -249,7 +281,7 @@ run_port_space_tests() {
 run_limit_tests() {
 	local mode base_tcp base_slab held total nofile_a share_ns
 	local b_connect b_bind b_iperf root_bind after_tcp after_slab cg
-	local cg_n cg_why cg_with cg_without cg_bytes own_n before
+	local cg_n cg_why cg_bytes cg_slab cg_aslab own_n before
 	local sub_n sub_ends sub_held sub_root sub_low sub_high ctl_n ctl_held ctl_root
 
 	mode=$(stat -c %a /dev/infiniband/rdma_cm)
@@ -326,11 +358,19 @@ run_limit_tests() {
 	cg=$CG
 	say "memory cgroup: $cg"
 	echo 0 >$SHARE
-	# What 1000 held ids cost the cgroup, with a host port and without
-	# one (reserve=none): the difference is the reservation's socket.
-	cg_with=$(cg_cost $cg all)
-	cg_without=$(cg_cost $cg none)
-	cg_bytes=$(( (cg_with - cg_without) / 1000 ))
+	# What 1000 held ids cost A, with a host port and without one
+	# (reserve=none): the difference is the reservation, its socket, and for
+	# an active-side id (rdma_resolve_addr() from cli over siw_c) also its
+	# two entries in the module's table of shared ports. Their slab bytes
+	# are exact; memory.current moves with the CPUs' charge batches.
+	local with without a_with a_without
+	with=$(cg_cost all "" -n 1000 0.0.0.0)
+	without=$(cg_cost none "" -n 1000 0.0.0.0)
+	a_with=$(cg_cost all cli -n 1000 -r $SRV_IP 0.0.0.0)
+	a_without=$(cg_cost none cli -n 1000 -r $SRV_IP 0.0.0.0)
+	cg_bytes=$(per_id 1000 "$with" "$without" 0)
+	cg_slab=$(per_id 1000 "$with" "$without" 1)
+	cg_aslab=$(per_id 1000 "$a_with" "$a_without" 1)
 	# Then a 16 MiB cgroup, no port cap: A binds until its cgroup stops it.
 	echo 16M >$cg/$CG_MAX
 	before=$(tcp_alloc)
@@ -343,10 +383,18 @@ run_limit_tests() {
 	echo 5 >$SHARE
 	wait_for tcp_alloc_at_most "$before"
 	rmdir $cg 2>/dev/null
-	say "1000 held ids cost A's cgroup $cg_with B with host ports, $cg_without B without: $cg_bytes B per reservation"
+	say "1000 held ids cost A's cgroup ($with) with host ports, ($without) without: $cg_bytes B per reservation, $cg_slab B of it slab; 1000 active-side ids: $cg_aslab B slab each ($a_with, $a_without)"
 	say "memory limit 16M, no port cap: A bound about $cg_n ids, then $cg_why (limit hit $max times); TCP sockets back to $(tcp_alloc)"
-	[ "$cg_bytes" -ge 2048 ] && ok "a reservation is charged to its user's memory cgroup ($cg_bytes B)" ||
-		bad "memory cgroup charge per reservation: $cg_bytes B"
+	[ "$cg_bytes" -ge 2048 ] && [ "$cg_slab" -ge 2048 ] &&
+		ok "a reservation is charged to its user's memory cgroup ($cg_bytes B, $cg_slab B slab)" ||
+		bad "memory cgroup charge per reservation: $cg_bytes B, $cg_slab B slab"
+	# An active-side id's two table entries (rb_nodes, keys, its 4-tuple)
+	# are about 270 B of slab with KASAN's metadata. Were they not charged,
+	# it would cost what a bound id does, plus what resolving costs the
+	# rdma_cm (under 20 B).
+	[ -n "$a_with" ] && [ $((cg_aslab - cg_slab)) -ge 128 ] &&
+		ok "an active-side id's entries in the module's table are charged to its user too (+$((cg_aslab - cg_slab)) B slab)" ||
+		bad "active-side ids: $cg_aslab B slab each against $cg_slab for bound ones ($a_with)"
 	[ "$cg_n" -ge 100 ] && [ "$cg_n" -lt 8000 ] && [ "${max:-0}" -gt 0 ] &&
 		[ "$(tcp_alloc)" -le "$before" ] &&
 		ok "A's 16 MiB cgroup stopped A at ~$cg_n ids ($cg_why), not the host" ||
@@ -405,5 +453,5 @@ run_limit_tests() {
 	PS_SUMMARY=
 	run_port_space_tests
 
-	say "limits: user A held $total ports (cap 1411, RLIMIT_NOFILE $nofile_a) then $(why $OUT/a3); $share_ns of a 100-port namespace; user B connect $b_connect bind(0) $b_bind iperf $b_iperf; root $root_bind; memcg $cg_bytes B/id, a 16M cgroup stopped A at $cg_n ids ($cg_why); $own_n in its own netns; 32 subordinate uids $sub_n ($sub_ends), at a namespace limit of 100 $sub_low, of 1000000 $sub_high; reserve=none $ctl_n, +$ctl_held sockets; other port spaces on siw:$PS_SUMMARY"
+	say "limits: user A held $total ports (cap 1411, RLIMIT_NOFILE $nofile_a) then $(why $OUT/a3); $share_ns of a 100-port namespace; user B connect $b_connect bind(0) $b_bind iperf $b_iperf; root $root_bind; memcg $cg_bytes B/id ($cg_slab slab, active-side $cg_aslab), a 16M cgroup stopped A at $cg_n ids ($cg_why); $own_n in its own netns; 32 subordinate uids $sub_n ($sub_ends), at a namespace limit of 100 $sub_low, of 1000000 $sub_high; reserve=none $ctl_n, +$ctl_held sockets; other port spaces on siw:$PS_SUMMARY"
 }

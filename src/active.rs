@@ -35,13 +35,17 @@ impl ActivePorts {
     }
 
     /// Records that `sock` holds `tuple.src.port` in `net` for `tuple`.
+    ///
+    /// Called in the context of the task whose id it is: both entries exist
+    /// for that id alone, so they are charged to its memory cgroup
+    /// (`GFP_KERNEL_ACCOUNT`), as the id's socket is.
     pub(crate) fn insert(&mut self, net: NetKey, sock: SockKey, tuple: Tuple) -> Result {
         let port = tuple.src.port;
         self.by_sock
-            .try_create_and_insert(sock, (net, port), GFP_KERNEL)?;
-        if let Err(e) = self
-            .by_port
-            .try_create_and_insert((net, port, sock), tuple, GFP_KERNEL)
+            .try_create_and_insert(sock, (net, port), GFP_KERNEL_ACCOUNT)?;
+        if let Err(e) =
+            self.by_port
+                .try_create_and_insert((net, port, sock), tuple, GFP_KERNEL_ACCOUNT)
         {
             self.by_sock.remove(&sock);
             return Err(e);

@@ -47,6 +47,11 @@ impl Tally {
     }
 
     /// One more port for `key`; returns the new count.
+    ///
+    /// Called in the context of the task taking the port, whose uid `key`
+    /// names: a new entry exists for that uid alone, so it is charged to the
+    /// task's memory cgroup (`GFP_KERNEL_ACCOUNT`), and stays charged there
+    /// while it is kept at zero for the uid's next port.
     fn add(&mut self, key: (u32, NetKey)) -> Result<u32> {
         match self.held.entry(key) {
             Entry::Occupied(o) => {
@@ -58,7 +63,7 @@ impl Tally {
                 Ok(*n)
             }
             Entry::Vacant(v) => {
-                v.insert(1, RBTreeNodeReservation::new(GFP_KERNEL)?);
+                v.insert(1, RBTreeNodeReservation::new(GFP_KERNEL_ACCOUNT)?);
                 Ok(1)
             }
         }

@@ -62,6 +62,12 @@ impl Ports {
                 }
                 n
             }
+            // Shared by every user of the namespace and kept while any of
+            // them holds a port there (or idle, up to `MAX_IDLE`): charged
+            // to no one user's memory cgroup (`GFP_KERNEL`), as a user
+            // charged for the first bind would pay for all the others'.
+            // Bounded by the namespaces with reservations, each charged to
+            // its creator (`struct net` is `SLAB_ACCOUNT`), plus `MAX_IDLE`.
             Entry::Vacant(v) => {
                 let n = NetPorts {
                     ours: KVec::from_elem(0, WORDS, GFP_KERNEL)?,

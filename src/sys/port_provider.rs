@@ -225,6 +225,7 @@ impl<T: PortProvider> Registration<T> {
                 provider <- provider,
                 raw: Opaque::uninit(),
             }),
+            // Once, at load: the module's own, charged to no user.
             GFP_KERNEL,
         )?;
         let raw = inner.raw.get();
