@@ -385,14 +385,14 @@ run_limit_tests() {
 	rmdir $cg 2>/dev/null
 	say "1000 held ids cost A's cgroup ($with) with host ports, ($without) without: $cg_bytes B per reservation, $cg_slab B of it slab; 1000 active-side ids: $cg_aslab B slab each ($a_with, $a_without)"
 	say "memory limit 16M, no port cap: A bound about $cg_n ids, then $cg_why (limit hit $max times); TCP sockets back to $(tcp_alloc)"
-	[ "$cg_bytes" -ge 2048 ] && [ "$cg_slab" -ge 2048 ] &&
+	[ -n "$with" ] && [ -n "$without" ] && [ "$cg_bytes" -ge 2048 ] && [ "$cg_slab" -ge 2048 ] &&
 		ok "a reservation is charged to its user's memory cgroup ($cg_bytes B, $cg_slab B slab)" ||
 		bad "memory cgroup charge per reservation: $cg_bytes B, $cg_slab B slab"
 	# An active-side id's two table entries (rb_nodes, keys, its 4-tuple)
 	# are about 270 B of slab with KASAN's metadata. Were they not charged,
 	# it would cost what a bound id does, plus what resolving costs the
 	# rdma_cm (under 20 B).
-	[ -n "$a_with" ] && [ $((cg_aslab - cg_slab)) -ge 128 ] &&
+	[ -n "$a_with" ] && [ -n "$a_without" ] && [ $((cg_aslab - cg_slab)) -ge 128 ] &&
 		ok "an active-side id's entries in the module's table are charged to its user too (+$((cg_aslab - cg_slab)) B slab)" ||
 		bad "active-side ids: $cg_aslab B slab each against $cg_slab for bound ones ($a_with)"
 	[ "$cg_n" -ge 100 ] && [ "$cg_n" -lt 8000 ] && [ "${max:-0}" -gt 0 ] &&
