@@ -74,6 +74,11 @@ cg_cost() {
 	echo "$reserve" >/sys/module/rdma_tcp_port/parameters/reserve
 	fill_bg $OUT/cgc sh -c "echo \$\$ >$cg/cgroup.procs; exec ${ns:+ip netns exec $ns }setpriv --reuid=$USER_A --regid=$USER_A --clear-groups $FILL $*"
 	slab_settle
+	# memory.stat flushes the CPUs' pending statistics only once 64 pages'
+	# worth per CPU are pending (mem_cgroup_flush_stats()): up to 512 KiB
+	# here, half a kB per id. Reading cpu.stat flushes them all
+	# (cgroup_rstat_flush()).
+	cat $cg/cpu.stat >/dev/null 2>&1
 	now="$(cat $cg/$CG_CUR) $(awk '$1 == "slab_unreclaimable" { print $2 }' $cg/memory.stat)"
 	fill_stop
 	echo all >/sys/module/rdma_tcp_port/parameters/reserve
