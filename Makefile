@@ -150,10 +150,14 @@ vm-suite: module $(TOOLS)
 demo: module $(TOOLS)
 	VM_ARGS="$(if $(CONTROL),control)" $(VM) $(PROJECT)/e2e/demo.sh
 
+# x86_64 runs on two vCPUs, so that the threads of the race cases run in
+# parallel there (UML has one CPU: they interleave).
+KUNIT_QEMU_x86_64 = --qemu_args='-smp 2 -accel tcg,thread=multi'
 KUNIT_FLAGS = --arch=$(KUNIT_ARCH) --build_dir=$(CACHE)/kunit-$(KUNIT_ARCH) \
 	--kunitconfig=$(PROJECT)/kunit/.kunitconfig \
 	--kunitconfig=$(PROJECT)/kunit/$(KUNIT_ARCH).config \
 	$(KUNIT_TOOLS) --make_options CLIPPY=1 \
+	$(KUNIT_QEMU_$(KUNIT_ARCH)) \
 	--jobs=$(JOBS) --timeout=900
 
 # kunit.py prints its own summary; the kernel's log is then searched for
