@@ -81,6 +81,8 @@ topology() {
 	in_cli rdma link add siw_c type siw netdev veth-c
 }
 
+SHARE=/sys/module/rdma_tcp_port/parameters/user_share
+RESERVE=/sys/module/rdma_tcp_port/parameters/reserve
 load_module() { insmod "$KO" "$@"; }
 unload_module() { rmmod rdma_tcp_port; }
 
@@ -196,6 +198,18 @@ except socket.timeout:
     print("timeout")
 except OSError as e:
     print(errno.errorcode.get(e.errno, str(e)))' "$2" "$3"
+}
+# Two unprivileged users.
+USER_A=65534	# nobody
+USER_B=65533
+# as UID CMD...: run CMD as UID, without capabilities.
+as() { as_in "" "$@"; }
+# as_in NS UID CMD...: the same in the network namespace NS ("": this one).
+as_in() {
+	local ns=$1 uid=$2
+	shift 2
+	${ns:+ip netns exec "$ns"} setpriv --reuid="$uid" --regid="$uid" --clear-groups \
+		--inh-caps=-all "$@"
 }
 # as_netns_user CMD...: CMD as uid 65534 in a user and network namespace of
 # its own.

@@ -4,19 +4,6 @@
 # run_limit_tests prints one summary line of its own numbers.
 
 FILL=$TOOLS/rdma_fill
-SHARE=/sys/module/rdma_tcp_port/parameters/user_share
-USER_A=65534	# nobody
-USER_B=65533
-
-# as UID CMD...: run CMD as UID, without capabilities.
-as() { as_in "" "$@"; }
-# as_in NS UID CMD...: the same in the network namespace NS ("": this one).
-as_in() {
-	local ns=$1 uid=$2
-	shift 2
-	${ns:+ip netns exec "$ns"} setpriv --reuid="$uid" --regid="$uid" --clear-groups \
-		--inh-caps=-all "$@"
-}
 # TCP slab objects in use (the reservations' struct tcp_sock).  Shrinking
 # first moves the CPUs' slabs and KASAN's quarantine back to the cache, so
 # that the count is exact, not rounded up to whole slabs.

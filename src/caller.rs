@@ -5,6 +5,8 @@
 //! Who asks for a port: the task calling `rdma_bind_addr()` or
 //! `rdma_resolve_addr()`, as the per-user cap sees it.
 
+#[cfg(doc)]
+use crate::policy::Reserve;
 use crate::policy::UserCap;
 use crate::sys::net::Net;
 use crate::sys::task;
@@ -17,6 +19,10 @@ pub(crate) struct Caller {
     pub(crate) uid: u32,
     /// `RLIMIT_NOFILE` (soft): how many sockets this task could hold.
     nofile: u64,
+    /// A kernel thread (a kthread, a workqueue's worker): it acts for no
+    /// user, whoever's request queued its work, so it runs as root with
+    /// every capability, and no cap bounds it (see [`Reserve::covers`]).
+    pub(crate) kthread: bool,
 }
 
 impl Caller {
@@ -25,6 +31,7 @@ impl Caller {
         Self {
             uid: task::current_fsuid(),
             nofile: task::current_nofile(),
+            kthread: task::current_is_kthread(),
         }
     }
 

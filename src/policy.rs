@@ -191,11 +191,24 @@ impl Reserve {
             .unwrap_or(Reserve::All)
     }
 
-    /// Does an id get a host port? `dev_bound`/`iwarp`: the id is bound to
-    /// a device, an iWARP one; `iwarp_in_net`: for a wildcard id, an iWARP
-    /// device has a port in its namespace, asked only if needed.
-    pub fn covers(self, dev_bound: bool, iwarp: bool, iwarp_in_net: impl FnOnce() -> bool) -> bool {
+    /// Does an id get a host port? `kthread`: a kernel thread binds it;
+    /// `dev_bound`/`iwarp`: the id is bound to a device, an iWARP one;
+    /// `iwarp_in_net`: for a wildcard id, an iWARP device has a port in its
+    /// namespace, asked only if needed.
+    ///
+    /// A kernel thread acts for no user, so no cap can bound its ids: under
+    /// `All` it gets no host port for an id bound to an IB or RoCE device,
+    /// where the port never meets host TCP. Such ids are RDS's connections,
+    /// which any local user's send starts (RDS refuses iWARP addresses).
+    pub fn covers(
+        self,
+        kthread: bool,
+        dev_bound: bool,
+        iwarp: bool,
+        iwarp_in_net: impl FnOnce() -> bool,
+    ) -> bool {
         match self {
+            Reserve::All if kthread && dev_bound => iwarp,
             Reserve::All => true,
             Reserve::Iwarp if dev_bound => iwarp,
             Reserve::Iwarp => iwarp_in_net(),

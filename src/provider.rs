@@ -152,12 +152,16 @@ struct Claim<'a> {
 impl<'a> Claim<'a> {
     /// Counts a port in `net` for the current task, within its cap, and
     /// marks the port that `want` asks for, all in one pass under the lock.
-    fn take(books: &'a Mutex<Books>, net: &'a Net<'a>, want: Want) -> Result<Self> {
-        let caller = Caller::current();
+    fn take(
+        books: &'a Mutex<Books>,
+        net: &'a Net<'a>,
+        caller: &Caller,
+        want: Want,
+    ) -> Result<Self> {
         let cap = caller.cap_in(net, param::user_share());
         let exempt = cap.is_some() && caller.exempt_in(net);
         let charge = match cap {
-            Some(_) if !exempt => Some(Self::charge(&caller)?),
+            Some(_) if !exempt => Some(Self::charge(caller)?),
             _ => None,
         };
         let mut guard = books.lock();
@@ -342,11 +346,13 @@ impl<'a> Bind<'a> {
 impl Provider {
     fn take_port(&self, req: &mut PortRequest<'_>) -> Result<Option<TcpSocket>> {
         let net = req.net();
-        if !param::reserve().covers(req.dev_bound(), req.iwarp(), || net.iwarp_in_net()) {
+        let caller = Caller::current();
+        let (dev_bound, iwarp) = (req.dev_bound(), req.iwarp());
+        if !param::reserve().covers(caller.kthread, dev_bound, iwarp, || net.iwarp_in_net()) {
             return Ok(None);
         }
         let track = param::idr();
-        policy::admit(req.dev_bound(), req.iwarp(), track).map_err(|_| errno::eopnotsupp())?;
+        policy::admit(dev_bound, iwarp, track).map_err(|_| errno::eopnotsupp())?;
         req.set_track(track);
         let opts = Options {
             reuseaddr: req.reuseaddr(),
@@ -354,7 +360,7 @@ impl Provider {
         };
         let mut bind = Bind::new(&net, opts, req.src())?;
         let src = bind.src;
-        let mut claim = Claim::take(&self.books, &net, Self::want(&net, &src))?;
+        let mut claim = Claim::take(&self.books, &net, &caller, Self::want(&net, &src))?;
         // Only ids that rdma_resolve_addr() bound to port 0 may share a port.
         let sharing = SockAddr::parse(req.dst())
             .map(|dst| Tuple { src, dst })

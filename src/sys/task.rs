@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The current task, as the per-user cap sees it: its fsuid and
-//! `RLIMIT_NOFILE` (the kernel crate of Linux 6.12 exposes neither).
+//! The current task, as the per-user cap sees it: its fsuid,
+//! `RLIMIT_NOFILE` and whether it is a kernel thread (the kernel crate of
+//! Linux 6.12 exposes none of them).
 
 use kernel::bindings;
 
@@ -11,6 +12,15 @@ pub(crate) fn current_fsuid() -> u32 {
     // SAFETY: `current` is the running task; its own `cred` stays valid
     // while it runs (`current_cred()` reads it without a lock).
     unsafe { (*(*bindings::get_current()).cred).fsuid.val }
+}
+
+/// Whether the current task is a kernel thread (a kthread or a workqueue's
+/// worker): `current->flags & PF_KTHREAD`.
+pub(crate) fn current_is_kthread() -> bool {
+    // SAFETY: `current` is the running task; only it changes its own
+    // `flags`, and `PF_KTHREAD` is set before a kernel thread first runs.
+    let flags = unsafe { (*bindings::get_current()).flags };
+    flags & bindings::PF_KTHREAD != 0
 }
 
 /// The current task's `RLIMIT_NOFILE` (soft).

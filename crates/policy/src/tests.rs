@@ -130,7 +130,25 @@ fn reserve_iwarp_covers_what_can_meet_host_tcp() {
     ];
     for ((bound, iwarp, in_net), want) in cases {
         let got = [Reserve::All, Reserve::Iwarp, Reserve::None]
-            .map(|r| r.covers(bound, iwarp, || in_net));
+            .map(|r| r.covers(false, bound, iwarp, || in_net));
+        assert_eq!(got, want, "{bound} {iwarp} {in_net}");
+    }
+}
+
+#[test]
+fn a_kernel_thread_gets_no_host_port_on_ib_or_roce() {
+    // (dev_bound, iwarp, iwarp_in_net) -> all, iwarp, none, for a bind
+    // made by a kernel thread (RDS's connect worker, nvme-rdma's reconnect).
+    let cases = [
+        ((true, true, false), [true, true, false]), // bound to siw
+        ((true, false, true), [false, false, false]), // bound to rxe (RDS)
+        ((true, false, false), [false, false, false]), // bound to rxe alone
+        ((false, false, true), [true, true, false]), // wildcard, siw in netns
+        ((false, false, false), [true, false, false]), // wildcard, no iWARP
+    ];
+    for ((bound, iwarp, in_net), want) in cases {
+        let got = [Reserve::All, Reserve::Iwarp, Reserve::None]
+            .map(|r| r.covers(true, bound, iwarp, || in_net));
         assert_eq!(got, want, "{bound} {iwarp} {in_net}");
     }
 }
@@ -139,16 +157,16 @@ fn reserve_iwarp_covers_what_can_meet_host_tcp() {
 fn only_reserve_iwarp_on_a_wildcard_id_asks_for_the_devices() {
     // The answer takes the rdma_cm's device list lock: nobody else asks.
     for r in [Reserve::All, Reserve::Iwarp, Reserve::None] {
-        for bound in [false, true] {
+        for (kthread, bound) in [(false, false), (false, true), (true, false), (true, true)] {
             let asked = core::cell::Cell::new(false);
-            r.covers(bound, false, || {
+            r.covers(kthread, bound, false, || {
                 asked.set(true);
                 true
             });
             assert_eq!(
                 asked.get(),
                 r == Reserve::Iwarp && !bound,
-                "{r:?} bound={bound}"
+                "{r:?} kthread={kthread} bound={bound}"
             );
         }
     }
