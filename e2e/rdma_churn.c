@@ -20,7 +20,11 @@
  *
  * The churn prints one line at the end:
  *	churn creates N binds N listens N resolves N connects N destroys N
- *	fail bind N listen N resolve N connect N errors <op>:<ERRNO>=N...
+ *	held N unheld N fail bind N listen N resolve N connect N
+ *	errors <op>:<ERRNO>=N...
+ * where held/unheld count the port-0 binds whose port a TCP bind() found
+ * taken on the host (the provider holds it) or free (the rdma_cm's own
+ * table gave it).
  * Every failure is counted, none ends the run: the module may come and
  * go under it, and ports collide on purpose.
  */
@@ -34,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,6 +56,7 @@ static const char *const op_name[OP_N] = {
 	"create", "bind", "listen", "resolve", "connect", "destroy"
 };
 static unsigned long done[OP_N], failed[OP_N], errs[OP_N][MAX_ERRNO + 1];
+static unsigned long held, unheld;
 
 enum state { EMPTY, CREATED, BOUND, LISTENING, RESOLVED, CONNECTED };
 static struct slot {
@@ -76,10 +82,10 @@ static void print_counts(void)
 	int i, e, len;
 
 	len = snprintf(buf, sizeof(buf),
-		       "churn creates %lu binds %lu listens %lu resolves %lu connects %lu destroys %lu fail bind %lu listen %lu resolve %lu connect %lu errors",
+		       "churn creates %lu binds %lu listens %lu resolves %lu connects %lu destroys %lu held %lu unheld %lu fail bind %lu listen %lu resolve %lu connect %lu errors",
 		       done[OP_CREATE], done[OP_BIND], done[OP_LISTEN],
 		       done[OP_RESOLVE], done[OP_CONNECT], done[OP_DESTROY],
-		       failed[OP_BIND], failed[OP_LISTEN], failed[OP_RESOLVE],
+		       held, unheld, failed[OP_BIND], failed[OP_LISTEN], failed[OP_RESOLVE],
 		       failed[OP_CONNECT]);
 	for (i = 0; i < OP_N; i++)
 		for (e = 0; e <= MAX_ERRNO; e++)
@@ -204,14 +210,39 @@ static void do_create(struct slot *s)
 				&one, sizeof(one));
 }
 
+/*
+ * Does the host hold the port that a port-0 bind gave ID?  A TCP socket
+ * without SO_REUSEADDR binds the id's address and port: EADDRINUSE where
+ * the provider holds it, success where only the rdma_cm's table has it.
+ */
+static void probe_held(struct rdma_cm_id *id)
+{
+	struct sockaddr *sa = rdma_get_local_addr(id);
+	socklen_t len = sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
+						   sizeof(struct sockaddr_in6);
+	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return;
+	if (!bind(fd, sa, len))
+		unheld++;
+	else if (errno == EADDRINUSE)
+		held++;
+	close(fd);
+}
+
 static void do_bind(struct slot *s)
 {
 	struct sockaddr_storage a = addrs[rand() % naddrs];
+	int port = rand() % 2 ? 0 : lo_port + rand() % (hi_port - lo_port + 1);
 
-	set_port(&a, rand() % 2 ? 0 : lo_port + rand() % (hi_port - lo_port + 1));
+	set_port(&a, port);
 	errno = 0;
-	if (!account(OP_BIND, rdma_bind_addr(s->id, (struct sockaddr *)&a)))
-		s->state = BOUND;
+	if (account(OP_BIND, rdma_bind_addr(s->id, (struct sockaddr *)&a)))
+		return;
+	s->state = BOUND;
+	if (!port)
+		probe_held(s->id);
 }
 
 static void do_listen(struct slot *s)
