@@ -131,9 +131,9 @@ VM = $(PROJECT)/e2e/vm.sh $(KBUILD_X86) $(PROJECT)/out/rdma_tcp_port.ko $(PROJEC
 # Two VMs, one after the other: the consumers and scenarios
 # (guest-tests.sh), then the abuse suites on a fresh boot (guest-suite.sh:
 # per-user cap and memory cgroup, fail-nth fault injection, the
-# differential fuzzer, everything at once, the kernel consumers' ids).  A guest's exit status is its
-# suite's; the logs stay in $(CACHE), and $(CACHE)/live/ follows each run
-# as it goes.  make vm-suite SUITES="fuzz" runs some of the suites alone.
+# differential fuzzer, everything at once, the kernel consumers' ids).  A
+# guest's exit status is its suite's; the logs stay in $(CACHE), and
+# $(CACHE)/live/ follows each run as it goes.  make vm-suite SUITES="fuzz" runs some of the suites alone.
 # The limit suite goes last: after its thousands of ids and an OOM kill the
 # guest is slower, and the stress run's counts depend on its speed.
 SUITES ?= fault fuzz stress kernel limit

@@ -423,8 +423,8 @@ run_stress_tests() {
 		[ "$connects" -gt 0 ] && [ "$flips" -gt 0 ] && [ "$ins" -gt 0 ] && [ "$nns" -gt 0 ] &&
 		ok "stress: every kind of operation ran" ||
 		bad "stress: some kind of operation never ran"
-	# reserve is all half of the time, the module loaded most of it (about
-	# 40 % of the ports held in a run); an inert provider holds none.
+	# reserve is all half of the time, the module loaded most of it (a
+	# third to 40 % of the ports held in a run); an inert provider holds none.
 	say "stress: port-0 binds probed with a TCP bind() of their port: $held held by the host, $unheld free"
 	[ $((held * 10)) -ge $((held + unheld)) ] && [ "$held" -gt 0 ] &&
 		ok "stress: the provider held the port of $held of $((held + unheld)) port-0 binds" ||
