@@ -10,7 +10,9 @@
 #   make kunit KUNIT_ARCH=um|x86_64
 #                           the KUnit suite, built into the patched kernel
 #   make vm-test            the end-to-end tests in a VM with soft-iWARP, then
-#                           the abuse suites (limit, fault, fuzz, stress)
+#                           the abuse suites (limit, fault, fuzz, stress, kernel);
+#                           CONTROL=1: the same without the module, then the
+#                           claims of both runs side by side (not in check)
 #   make vm-suite SUITES="fuzz stress"
 #                           some of the abuse suites alone
 #   make demo               the main job: the seed's port collision, before and after, in the VM;
@@ -136,15 +138,24 @@ VM = $(PROJECT)/e2e/vm.sh $(KBUILD_X86) $(PROJECT)/out/rdma_tcp_port.ko $(PROJEC
 # $(CACHE)/live/ follows each run as it goes.  make vm-suite SUITES="fuzz" runs some of the suites alone.
 # The limit suite goes last: after its thousands of ids and an OOM kill the
 # guest is slower, and the stress run's counts depend on its speed.
+#
+# CONTROL=1: the control run.  The scenarios never load the module, the
+# suites keep it at reserve=none; every claim (e2e/lib.sh) must fail there
+# and everything else hold.  Its logs are the *-control.log ones; then
+# scripts/claims.sh sets each claim's answer in the last run with the
+# module beside its answer without (README, "What each check claims").
 SUITES ?= fault fuzz stress kernel limit
+LOG = $(if $(CONTROL),-control)
 vm-test: module $(TOOLS)
-	set -o pipefail; VM_LIVE=$(CACHE)/live/vm-test.log \
-		$(VM) $(PROJECT)/e2e/guest-tests.sh 2>&1 | tee $(CACHE)/vm-test.log
-	$(MAKE) vm-suite
+	set -o pipefail; VM_LIVE=$(CACHE)/live/vm-test$(LOG).log VM_ARGS="$(if $(CONTROL),control)" \
+		$(VM) $(PROJECT)/e2e/guest-tests.sh 2>&1 | tee $(CACHE)/vm-test$(LOG).log $(if $(CONTROL),|| :)
+	$(MAKE) vm-suite $(if $(CONTROL),|| :)
+	$(if $(CONTROL),$(PROJECT)/scripts/claims.sh $(CACHE))
 
 vm-suite: module $(TOOLS)
-	set -o pipefail; VM_LIVE=$(CACHE)/live/vm-suites.log VM_ARGS="$(SUITES)" \
-		$(VM) $(PROJECT)/e2e/guest-suite.sh 2>&1 | tee $(CACHE)/vm-suites.log
+	set -o pipefail; VM_LIVE=$(CACHE)/live/vm-suites$(LOG).log \
+		VM_ARGS="$(SUITES)$(if $(CONTROL), CONTROL=none)" \
+		$(VM) $(PROJECT)/e2e/guest-suite.sh 2>&1 | tee $(CACHE)/vm-suites$(LOG).log
 
 # CONTROL=1: the same demo without ever loading the module.
 demo: module $(TOOLS)

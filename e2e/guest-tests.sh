@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # End-to-end tests, run inside the VM (e2e/vm.sh): the module loaded with
 # insmod on a kernel with soft-iWARP, real rdma_cm consumers unchanged.
+# Argument "control" (make vm-test CONTROL=1): the same steps, the module
+# never loaded; each claim must then fail (lib.sh, claim).
 set -u
+[ "${1:-}" = control ] && export CONTROL=absent
 . "$(dirname "$0")/lib.sh"
 
 # refused_on_v0 NAME ADDR: no listener on 5013 in the initial namespace, and
@@ -101,55 +104,80 @@ stop "$iperf_pid"
 
 say "== insmod, with an id bound before it"
 # Its port stays in the rdma_cm's table only: the registration names it.
-bg_srv "$HOLD" "$SRV_IP" 5002 >$OUT/early.out 2>&1
-early_pid=$!
-wait_for grep -q holding $OUT/early.out
-expect "insmod rdma_tcp_port.ko" 0 load_module
-line=$(dmesg | grep 'RDMA_PS_TCP port 5002 ' | tail -1)
-say "${line#*] }"
-case "$line" in
-*"port 5002 (netns "*") was bound before the port provider, by pid $early_pid (rdma_hold): not held in the host TCP stack")
-	ok "insmod names the port an id bound before it: 5002, pid $early_pid" ;;
-*) bad "insmod: no report of port 5002 bound before the module: '$line'" ;;
-esac
-stop "$early_pid"
-for p in idr reserve user_share; do
-	modinfo -F parm "$KO" | grep -q "^$p:" && ok "modinfo shows the $p parameter" ||
-		bad "modinfo shows the $p parameter"
-done
-version=$(modinfo -F version "$KO")
-license=$(modinfo -F license "$KO")
-[ -n "$version" ] && [ "$license" = GPL ] &&
-	ok "modinfo shows version $version and license $license" ||
-	bad "modinfo shows a version and the GPL license: '$version' '$license'"
-grep -q '^rdma_tcp_port ' /proc/modules && ok "lsmod lists rdma_tcp_port" || bad "lsmod lists rdma_tcp_port"
+if with_module; then
+	bg_srv "$HOLD" "$SRV_IP" 5002 >$OUT/early.out 2>&1
+	early_pid=$!
+	wait_for grep -q holding $OUT/early.out
+	expect "insmod rdma_tcp_port.ko" 0 load_module
+	line=$(dmesg | grep 'RDMA_PS_TCP port 5002 ' | tail -1)
+	say "${line#*] }"
+	case "$line" in
+	*"port 5002 (netns "*") was bound before the port provider, by pid $early_pid (rdma_hold): not held in the host TCP stack")
+		ok "insmod names the port an id bound before it: 5002, pid $early_pid" ;;
+	*) bad "insmod: no report of port 5002 bound before the module: '$line'" ;;
+	esac
+	stop "$early_pid"
+	for p in idr reserve user_share; do
+		modinfo -F parm "$KO" | grep -q "^$p:" && ok "modinfo shows the $p parameter" ||
+			bad "modinfo shows the $p parameter"
+	done
+	version=$(modinfo -F version "$KO")
+	license=$(modinfo -F license "$KO")
+	[ -n "$version" ] && [ "$license" = GPL ] &&
+		ok "modinfo shows version $version and license $license" ||
+		bad "modinfo shows a version and the GPL license: '$version' '$license'"
+	grep -q '^rdma_tcp_port ' /proc/modules && ok "lsmod lists rdma_tcp_port" ||
+		bad "lsmod lists rdma_tcp_port"
+else
+	say "(control: the module is not loaded)"
+fi
 
 say "== the seed's scenario: iperf first"
 bg_srv iperf -s -p 5001 >/dev/null 2>&1
 iperf_pid=$!
 wait_for tcp_listening 5001
-out=$(in_srv "$HOLD" -x -l "$SRV_IP" 5001)
-say "$out"
+out=$(in_srv "$HOLD" -x -l "$SRV_IP" 5001 | tr '\n' ' ')
+out=${out% }
 tcp=$(in_srv python3 -c "import socket,errno
 s=socket.socket()
 try: s.bind(('$SRV_IP',5001)); print('ok')
 except OSError as e: print(errno.errorcode[e.errno])")
-[ "$out" = "bind $tcp" ] && [ "$tcp" = EADDRINUSE ] &&
-	ok "RDMA listener refused where iperf listens, as TCP: $tcp" ||
-	bad "RDMA listener next to iperf: '$out', TCP says $tcp"
+say "TCP's own bind there: $tcp"
+[ "$tcp" = EADDRINUSE ] || bad "TCP's bind next to iperf: $tcp, want EADDRINUSE"
+claim "an RDMA listener where iperf listens is refused at bind, as TCP's bind" "$out" \
+	[ "$out" = "bind $tcp" ]
 stop "$iperf_pid"
 
 say "== the seed's scenario: RDMA first"
+# iperf_on_5001: what iperf in srv does on 5001 now: EADDRINUSE, or it
+# serves (still running after 10 s).
+iperf_on_5001() {
+	local rc
+	in_srv timeout 10 iperf -s -p 5001 >$OUT/iperf.out 2>&1
+	rc=$?
+	if grep -qi "address already in use" $OUT/iperf.out; then
+		echo EADDRINUSE
+	elif [ $rc = 124 ]; then
+		echo "iperf serves 5001"
+	else
+		echo "iperf exit $rc: $(head -1 $OUT/iperf.out)"
+	fi
+}
+# An id that is bound and not listening has no socket of siw's: only the
+# module keeps the port from iperf.  A listener on siw has one, which
+# refuses iperf with or without the module.
+bg_srv "$HOLD" "$SRV_IP" 5001 >$OUT/bound.out 2>&1
+bound_pid=$!
+wait_for grep -q holding $OUT/bound.out
+got=$(iperf_on_5001)
+stop "$bound_pid"
+claim "iperf on the port of an RDMA id bound to siw (not listening)" "$got" [ "$got" = EADDRINUSE ]
 bg_srv "$HOLD" -l "$SRV_IP" 5001 >$OUT/hold.out 2>&1
 hold_pid=$!
 wait_for grep -q holding $OUT/hold.out
-cat $OUT/hold.out
-in_srv timeout 20 iperf -s -p 5001 >$OUT/iperf.out 2>&1
-if grep -q "listen ok" $OUT/hold.out && grep -qi "address already in use" $OUT/iperf.out; then
-	ok "iperf refused on the RDMA listener's port: EADDRINUSE"
-else
-	bad "iperf on the RDMA listener's port: $(head -3 $OUT/iperf.out)"
-fi
+got=$(iperf_on_5001)
+same "iperf on the port of an RDMA listener on siw (siw's own socket refuses it)" "$got" \
+	[ "$got" = EADDRINUSE ]
 
 say "== who holds port 5001? (README, Troubleshooting)"
 # The held port is a kernel socket, bound but not listening: ss shows siw's
@@ -160,23 +188,32 @@ in_srv ss -Htanp 'sport = :5001'
 holder_named "$hold_pid"
 
 say "== rmmod while an id holds a port"
-grep rdma_tcp_port /proc/modules
-err=$(delete_module_errno)
-[ "$err" = EWOULDBLOCK ] || [ "$err" = EAGAIN ] &&
-	ok "delete_module refused while a port is held: $err (rmmod: in use)" ||
-	bad "delete_module while a port is held: $err"
-expect "rmmod refused while a port is held" 1 unload_module
-grep -q '^rdma_tcp_port ' /proc/modules && ok "module still loaded" || bad "module still loaded"
+if with_module; then
+	grep rdma_tcp_port /proc/modules
+	err=$(delete_module_errno)
+	[ "$err" = EWOULDBLOCK ] || [ "$err" = EAGAIN ] &&
+		ok "delete_module refused while a port is held: $err (rmmod: in use)" ||
+		bad "delete_module while a port is held: $err"
+	expect "rmmod refused while a port is held" 1 unload_module
+	grep -q '^rdma_tcp_port ' /proc/modules && ok "module still loaded" || bad "module still loaded"
+fi
 stop "$hold_pid"
-wait_for sh -c "! grep -q '^rdma_tcp_port [0-9]* [1-9]' /proc/modules"
-expect "rmmod once the ids are gone" 0 unload_module
+if with_module; then
+	wait_for sh -c "! grep -q '^rdma_tcp_port [0-9]* [1-9]' /proc/modules"
+	expect "rmmod once the ids are gone" 0 unload_module
+fi
 
 say "== an unprivileged user's namespace stays its own (root's siw device on v0)"
 isolation "without the module"
 privileged_port "without the module"
-expect "insmod again" 0 load_module
-isolation "with the module"
-privileged_port "with the module"
+if with_module; then
+	expect "insmod again" 0 load_module
+	again="with the module"
+else
+	again="without the module, again (control)"
+fi
+isolation "$again"
+privileged_port "$again"
 
 say "== rping over siw, data verified"
 bg_srv timeout 120 rping -s -a "$SRV_IP" -p 7174 -C 5 >$OUT/rping-s.out 2>&1
@@ -226,12 +263,14 @@ expect "ib_send_bw -R" 0 in_cli timeout 180 ib_send_bw -R -d siw_c -n 100 "$SRV_
 stop "$srv_pid"
 
 say "== reserve=iwarp: RoCE (rxe) shares a well-known port with TCP, iWARP (siw) does not"
-PARAM=/sys/module/rdma_tcp_port/parameters/reserve
 roce_topology
-[ "$(cat $PARAM)" = all ] && ok "reserve defaults to all" || bad "reserve default: $(cat $PARAM)"
-echo bogus >$PARAM 2>/dev/null && bad "reserve=bogus accepted" || ok "reserve=bogus refused"
-echo iwarp >$PARAM
-[ "$(cat $PARAM)" = iwarp ] && ok "reserve=iwarp set through sysfs" || bad "reserve: $(cat $PARAM)"
+if with_module; then
+	[ "$(cat $RESERVE)" = all ] && ok "reserve defaults to all" || bad "reserve default: $(cat $RESERVE)"
+	echo bogus >$RESERVE 2>/dev/null && bad "reserve=bogus accepted" || ok "reserve=bogus refused"
+fi
+set_reserve iwarp
+with_module && { [ "$(cat $RESERVE)" = iwarp ] && ok "reserve=iwarp set through sysfs" ||
+	bad "reserve: $(cat $RESERVE)"; }
 iperf -s -p 5001 >/dev/null 2>&1 &
 iperf_root=$!
 bg_srv iperf -s -p 5001 >/dev/null 2>&1
@@ -244,14 +283,19 @@ wait_for rdma_listening "$ROCE_IP" 5001
 expect "iwarp: rping over rxe on 5001 next to iperf" 0 timeout 120 rping -c -a "$ROCE_IP" -p 5001 -C 3 -V
 expect "iwarp: iperf still serves TCP on 5001" 0 timeout 60 iperf -c "$ROCE_IP" -p 5001 -t 1
 stop "$rping_pid"
-hold_says "iwarp: an id bound to siw is refused next to iperf" "bind EADDRINUSE" in_srv "$HOLD" -x -l "$SRV_IP" 5001
-hold_says "iwarp: a wildcard id where siw is, refused" "bind EADDRINUSE" in_srv "$HOLD" -x -l 0.0.0.0 5001
-hold_says "iwarp: a wildcard id where no iWARP device is, left to the rdma_cm" "bind ok" "$HOLD" -x -l 0.0.0.0 5001
-echo all >$PARAM
-hold_says "all: an id bound to rxe is refused next to iperf" "bind EADDRINUSE" "$HOLD" -x -l "$ROCE_IP" 5001
-echo none >$PARAM
-hold_says "none: an id bound to siw takes iperf's port, as upstream" "bind ok" in_srv "$HOLD" -x "$SRV_IP" 5001
-echo all >$PARAM
+hold_claim claim "iwarp: an id bound to siw is refused at bind next to iperf" "bind EADDRINUSE" \
+	in_srv "$HOLD" -x -l "$SRV_IP" 5001
+hold_claim claim "iwarp: a wildcard id where siw is, refused at bind next to iperf" "bind EADDRINUSE" \
+	in_srv "$HOLD" -x -l 0.0.0.0 5001
+hold_claim same "iwarp: a wildcard id where no iWARP device is, left to the rdma_cm" "bind ok" \
+	"$HOLD" -x -l 0.0.0.0 5001
+set_reserve all
+hold_claim claim "all: an id bound to rxe is refused next to iperf" "bind EADDRINUSE" \
+	"$HOLD" -x -l "$ROCE_IP" 5001
+set_reserve none
+hold_claim same "none: an id bound to siw takes iperf's port, as upstream" "bind ok" \
+	in_srv "$HOLD" -x "$SRV_IP" 5001
+set_reserve all
 stop "$iperf_root"
 stop "$iperf_srv"
 rdma link delete rxe0
@@ -261,16 +305,18 @@ nvme_topology
 nvmet_port 1 rdma 4420
 expect "nvmet-rdma port on 4420" 0 nvmet_enable 1
 nvmet_port 2 tcp 4420
+# siw's own listener makes both refusals hold without the module too: the
+# module keeps them, and both transports serve as before.
 out=$(nvmet_enable 2 2>&1)
 say "nvmet-tcp on 4420 after nvmet-rdma: $out"
-case "$out" in *"Address already in use"*) ok "nvmet-tcp refused on nvmet-rdma's port: EADDRINUSE" ;;
-*) bad "nvmet-tcp on nvmet-rdma's port: '$out'" ;; esac
+same "nvmet-tcp on nvmet-rdma's port (siw's listener refuses it)" "${out##*: }" \
+	[ "${out##*: }" = "Address already in use" ]
 nvmet_disable 1
 expect "nvmet-tcp port on 4420 once nvmet-rdma left" 0 nvmet_enable 2
 out=$(nvmet_enable 1 2>&1)
 say "nvmet-rdma on 4420 after nvmet-tcp: $out"
-case "$out" in *"Address already in use"*) ok "nvmet-rdma refused on nvmet-tcp's port: EADDRINUSE" ;;
-*) bad "nvmet-rdma on nvmet-tcp's port: '$out'" ;; esac
+same "nvmet-rdma on nvmet-tcp's port (siw's listen refused)" "${out##*: }" \
+	[ "${out##*: }" = "Address already in use" ]
 nvmet_disable 2
 nvmet_port 2 tcp 4421
 expect "nvmet-rdma on 4420" 0 nvmet_enable 1
@@ -305,10 +351,13 @@ say "clients: $(cat $OUT/c?.out | tr '\n' ' ')"
 estab=$(in_cli ss -Htn state established | wc -l)
 ports=$(in_cli ss -Htn state established | awk '{ n = split($3, a, ":"); print a[n] }' | sort -u | wc -l)
 say "cli: $estab established TCP connections (siw's) over $ports local ports"
-[ "$(grep -c '^connected 50 ' $OUT/c?.out | awk -F: '{ s += $2 } END { print s }')" -eq 3 ] &&
-	[ "$estab" -ge 150 ] && [ "$ports" -le 100 ] &&
-	ok "150 concurrent connections over $ports ports of a 100-port range" ||
-	bad "active side: $estab connections over $ports ports"
+full=$(grep -c '^connected 50 ' $OUT/c?.out | awk -F: '{ s += $2 } END { print s }')
+all_connected() { [ "$full" -eq 3 ] && [ "$estab" -ge 150 ] && [ "$ports" -le 100 ]; }
+# The rdma_cm shares an active-side port between ids to different
+# destinations (cma_port_is_unique()), and so does the module, with the
+# port held in host TCP: this holds without the module too.
+same "150 concurrent connections from a 100-port range (ports shared under the 4-tuple rule)" \
+	"$full of 3 clients connected 50; $estab connections over $ports ports" all_connected
 for p in $pids; do stop "$p"; done
 wait_for tcp_alloc_at_most "$before" &&
 	ok "every active-side socket released (TCP alloc back to $before)" ||
@@ -358,9 +407,9 @@ stop "$hold_pid"
 wait_for tcp_alloc_at_most "$before"
 after=$(tcp_alloc)
 say "TCP sockets allocated: before $before, holding $during, after $after"
-[ "$during" -gt "$before" ] && [ "$after" -eq "$before" ] &&
-	ok "a reservation is a TCP socket and goes away with its id" ||
-	bad "TCP socket count: before $before, holding $during, after $after"
+held_ok() { [ "$during" -gt "$before" ] && [ "$after" -eq "$before" ]; }
+claim "a port-0 id holds a host TCP socket, which goes away with it" \
+	"$((during - before)) more while held, $((after - before)) after" held_ok
 
 final_checks
 summary

@@ -83,8 +83,64 @@ topology() {
 
 SHARE=/sys/module/rdma_tcp_port/parameters/user_share
 RESERVE=/sys/module/rdma_tcp_port/parameters/reserve
-load_module() { insmod "$KO" "$@"; }
-unload_module() { rmmod rdma_tcp_port; }
+# CONTROL (make vm-test CONTROL=1): the same steps without the module, so
+# that every claim (below) can be seen to fail.  "absent" (guest-tests.sh):
+# the module is never loaded; "none" (the abuse suites, which load and
+# configure it throughout): it is loaded with reserve=none, and stays so,
+# holding no port.
+CONTROL=${CONTROL:-}
+load_module() {
+	case $CONTROL in
+	absent) return 0 ;;
+	none) insmod "$KO" reserve=none "$@" ;;
+	*) insmod "$KO" "$@" ;;
+	esac
+}
+unload_module() { [ "$CONTROL" = absent ] || rmmod rdma_tcp_port; }
+# with_module: the step needs the module itself (its parameters, modinfo,
+# rmmod); a control run without it skips the step.
+with_module() { [ "$CONTROL" != absent ]; }
+# set_reserve VALUE: the module's reserve parameter; a control run keeps
+# reserve=none (or, without the module, has none to set).
+set_reserve() {
+	case $CONTROL in
+	absent) ;;
+	none) echo none >$RESERVE ;;
+	*) echo "$1" >$RESERVE ;;
+	esac
+}
+
+# claim NAME ANSWER TEST...: a check of what the module changes.  TEST (a
+# command) passes on the module's answer; ANSWER is what this run saw.  A
+# control run passes where TEST fails: a claim that holds without the module
+# claims nothing.  same NAME ANSWER TEST...: a check that the module leaves
+# as it is without it (siw's own sockets, upstream's rules); it passes in
+# both runs.  Both record a "@claim" line: scripts/claims.sh tabulates the
+# two runs side by side (README, "What each check claims").
+claim() { claim_kind claim "$@"; }
+same() { claim_kind same "$@"; }
+claim_kind() {
+	local kind=$1 name=$2 answer=$3 holds=yes
+	shift 3
+	"$@" || holds=no
+	printf '@claim\t%s\t%s\t%s\t%s\n' "$kind" "$name" "$answer" "$holds"
+	if [ "$kind" = same ] || [ -z "$CONTROL" ]; then
+		[ $holds = yes ] && ok "$name: $answer" || bad "$name: '$answer'"
+	else
+		[ $holds = no ] && ok "control: $name: '$answer', not the module's answer" ||
+			bad "control: $name: '$answer' without the module too: it claims nothing"
+	fi
+}
+# hold_claim KIND NAME WANT CMD...: claim (or same) that the rdma_hold run by
+# CMD prints WANT first.
+hold_claim() {
+	local kind=$1 name=$2 want=$3 out
+	shift 3
+	out=$("$@" | tr '\n' ' ')
+	out=${out% }
+	claim_kind "$kind" "$name" "$out" starts_with "$out" "$want"
+}
+starts_with() { case "$1 " in "$2 "*) return 0 ;; esac; return 1; }
 
 # hold_says NAME WANT CMD...: the rdma_hold run by CMD prints WANT.
 hold_says() {

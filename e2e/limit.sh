@@ -4,6 +4,13 @@
 # run_limit_tests prints one summary line of its own numbers.
 
 FILL=$TOOLS/rdma_fill
+# A control run (reserve=none) has no cap to stop a fill: each fill stops
+# at 100 ids there, unless it asks for a number of its own.
+if [ "$CONTROL" = none ]; then
+	FILL=$(mktemp /tmp/rdma-fill.XXXXXX)
+	printf '#!/bin/sh\nexec %s -n 100 "$@"\n' "$TOOLS/rdma_fill" >"$FILL"
+	chmod 755 "$FILL"
+fi
 # TCP slab objects in use (the reservations' struct tcp_sock).  Shrinking
 # first moves the CPUs' slabs and KASAN's quarantine back to the cache, so
 # that the count is exact, not rounded up to whole slabs.
@@ -58,7 +65,7 @@ cg_cost() {
 	local reserve=$1 ns=$2 cg=$CG-cost now
 	shift 2
 	mkdir $cg
-	echo "$reserve" >/sys/module/rdma_tcp_port/parameters/reserve
+	set_reserve "$reserve"
 	fill_bg $OUT/cgc sh -c "echo \$\$ >$cg/cgroup.procs; exec ${ns:+ip netns exec $ns }setpriv --reuid=$USER_A --regid=$USER_A --clear-groups $FILL $*"
 	slab_settle
 	# memory.stat flushes the CPUs' pending statistics only once 64 pages'
@@ -68,7 +75,7 @@ cg_cost() {
 	cat $cg/cpu.stat >/dev/null 2>&1
 	now="$(cat $cg/$CG_CUR) $(awk '$1 == "slab_unreclaimable" { print $2 }' $cg/memory.stat)"
 	fill_stop
-	echo all >/sys/module/rdma_tcp_port/parameters/reserve
+	set_reserve all
 	wait_for rmdir $cg
 	[ "$(why $OUT/cgc)" = ok ] && echo "$now"
 }
@@ -301,9 +308,10 @@ run_limit_tests() {
 	first=$((nofile_a < cap ? nofile_a : cap))
 	want="$first EMFILE, 0 EMFILE, $((cap - first)) EMFILE"
 	got="$(bound $OUT/a1) $(why $OUT/a1), $(bound $OUT/a2) $(why $OUT/a2), $(bound $OUT/a3) $(why $OUT/a3)"
-	[ "$got" = "$want" ] && [ "$held" -eq "$total" ] &&
-		ok "user A holds $got: $cap ports (5 % of $((hi - lo + 1))), each a host TCP socket" ||
-		bad "user A: $got, want $want; $held sockets for $total ids"
+	say "user A's share: $cap ports (5 % of $((hi - lo + 1))); want $want, each a host TCP socket"
+	a_capped() { [ "$got" = "$want" ] && [ "$held" -eq "$total" ]; }
+	claim "user A's ids from three processes: its share of the range, then EMFILE, each a host TCP socket" \
+		"$got; $held host sockets" a_capped
 
 	say "== meanwhile user B and root"
 	in_srv iperf -s -p 5001 >/dev/null 2>&1 &
@@ -346,9 +354,8 @@ run_limit_tests() {
 	share_ns=$(bound $OUT/ans)
 	in_cli sysctl -qw net.ipv4.ip_local_port_range="32768 60999"
 	say "user A in cli (range 40000-40099): $(cat $OUT/ans)"
-	[ "$share_ns" = 5 ] && [ "$(why $OUT/ans)" = EMFILE ] &&
-		ok "user A's share of a 100-port namespace: 5 ports, then EMFILE" ||
-		bad "user A in a 100-port namespace: $(cat $OUT/ans)"
+	claim "user A's share of a 100-port namespace: 5 ports, then EMFILE" \
+		"$share_ns $(why $OUT/ans)" [ "$share_ns $(why $OUT/ans)" = "5 EMFILE" ]
 
 	say "== memory cgroup: A's reservations are charged to A's cgroup"
 	cg_setup
@@ -382,25 +389,27 @@ run_limit_tests() {
 	rmdir $cg 2>/dev/null
 	say "1000 held ids cost A's cgroup ($with) with host ports, ($without) without: $cg_bytes B per reservation, $cg_slab B of it slab; 1000 active-side ids: $cg_aslab B slab each ($a_with, $a_without)"
 	say "memory limit 16M, no port cap: A bound about $cg_n ids, then $cg_why (limit hit $max times); TCP sockets back to $(tcp_alloc)"
-	[ -n "$with" ] && [ -n "$without" ] && [ "$cg_bytes" -ge 2048 ] && [ "$cg_slab" -ge 2048 ] &&
-		ok "a reservation is charged to its user's memory cgroup ($cg_bytes B, $cg_slab B slab)" ||
-		bad "memory cgroup charge per reservation: $cg_bytes B, $cg_slab B slab"
+	cg_charged() { [ -n "$with" ] && [ -n "$without" ] && [ "$cg_bytes" -ge 2048 ] && [ "$cg_slab" -ge 2048 ]; }
+	claim "a reservation is charged to its user's memory cgroup (2048 B at least)" \
+		"$cg_bytes B, $cg_slab B slab" cg_charged
 	# An active-side id's two table entries (rb_nodes, keys, its 4-tuple)
 	# are about 270 B of slab with KASAN's metadata. Were they not charged,
 	# it would cost what a bound id does, plus what resolving costs the
 	# rdma_cm (under 20 B).
-	[ -n "$a_with" ] && [ -n "$a_without" ] && [ $((cg_aslab - cg_slab)) -ge 128 ] &&
-		ok "an active-side id's entries in the module's table are charged to its user too (+$((cg_aslab - cg_slab)) B slab)" ||
-		bad "active-side ids: $cg_aslab B slab each against $cg_slab for bound ones ($a_with)"
-	[ "$cg_n" -ge 100 ] && [ "$cg_n" -lt 8000 ] && [ "${max:-0}" -gt 0 ] &&
-		[ "$(tcp_alloc)" -le "$before" ] &&
-		ok "A's 16 MiB cgroup stopped A at ~$cg_n ids ($cg_why), not the host" ||
-		bad "memory cgroup: $cg_n ids, $cg_why, events max $max"
+	cg_active() { [ -n "$a_with" ] && [ -n "$a_without" ] && [ $((cg_aslab - cg_slab)) -ge 128 ]; }
+	claim "an active-side id's entries in the module's table are charged to its user too (128 B more slab)" \
+		"+$((cg_aslab - cg_slab)) B slab" cg_active
+	cg_stopped() {
+		[ "$cg_n" -ge 100 ] && [ "$cg_n" -lt 8000 ] && [ "${max:-0}" -gt 0 ] &&
+			[ "$(tcp_alloc)" -le "$before" ]
+	}
+	claim "A's 16 MiB cgroup stops A's binds, not the host" \
+		"$cg_n ids, $cg_why, limit hit ${max:-0} times" cg_stopped
 
 	say "== A in a user and network namespace of its own: administers it, not capped there"
 	own_n=$(as $USER_A unshare -Urn sh -c "ulimit -n 4096 2>/dev/null; $FILL -x -n 2000 0.0.0.0" | awk '/^bound/ { print $2 }')
-	[ "$own_n" = 2000 ] && ok "A holds 2000 ports in its own namespace (CAP_NET_ADMIN there), none of the host's" ||
-		bad "A in its own namespace: $own_n"
+	same "A binds 2000 ids in its own namespace (CAP_NET_ADMIN there: not capped)" \
+		"$own_n" [ "$own_n" = 2000 ]
 
 	say "== user A maps 32 of its subordinate uids into a user namespace of its own"
 	subuid_setup
@@ -412,9 +421,9 @@ run_limit_tests() {
 	sub_root=$(root_tcp)
 	sub_stop
 	say "A's uids 1-32 there (kuids $SUB_START-$((SUB_START + 31))), in the initial network namespace: $sub_n ids in all, each uid's last bind: $sub_ends; $sub_held host TCP sockets; root's bind(0) and connect(): $sub_root"
-	[ "$sub_n" = 1411 ] && [ "$sub_ends" = "32 EMFILE" ] && [ "$sub_held" -eq 1411 ] &&
-		ok "A's 32 subordinate uids hold 1411 ports in all (user.max_rdma_tcp_ports), then EMFILE" ||
-		bad "A's 32 subordinate uids: $sub_n ids ($sub_ends), $sub_held sockets"
+	sub_capped() { [ "$sub_n" = 1411 ] && [ "$sub_ends" = "32 EMFILE" ] && [ "$sub_held" -eq 1411 ]; }
+	claim "A's 32 subordinate uids hold 1411 ports in all (user.max_rdma_tcp_ports), then EMFILE" \
+		"$sub_n ids ($sub_ends), $sub_held host sockets" sub_capped
 	[ "$sub_root" = ok ] && ok "root's bind(0) and connect() work while A's uids hold them" ||
 		bad "root's bind(0) and connect(): $sub_root"
 
@@ -426,22 +435,20 @@ run_limit_tests() {
 	sub_high="$(sub_total) ($(sub_ends))"
 	sub_stop
 	say "at 100 there, uids 1 and 2: $sub_low ids; at 1000000 there: $sub_high"
-	[ "$sub_low" = "200 (2 EMFILE)" ] &&
-		ok "A's namespace limit of 100 stops each of its uids at 100" ||
-		bad "A's namespace limit of 100: $sub_low"
-	[ "$sub_high" = "1411 (2 EMFILE)" ] &&
-		ok "a namespace limit above the initial one's lifts nothing: 1411 in all" ||
-		bad "A's namespace limit of 1000000: $sub_high"
+	claim "A's namespace limit of 100 stops each of its uids at 100" \
+		"$sub_low" [ "$sub_low" = "200 (2 EMFILE)" ]
+	claim "a namespace limit above the initial one's lifts nothing: 1411 in all" \
+		"$sub_high" [ "$sub_high" = "1411 (2 EMFILE)" ]
 
 	say "== control: reserve=none, the same 32 uids, 100 ids each"
-	echo none >/sys/module/rdma_tcp_port/parameters/reserve
+	set_reserve none
 	before=$(tcp_alloc)
 	sub_fill - 32 -n 100 0.0.0.0
 	ctl_n="$(sub_total) ($(sub_ends))"
 	ctl_held=$(($(tcp_alloc) - before))
 	ctl_root=$(root_tcp)
 	sub_stop
-	echo all >/sys/module/rdma_tcp_port/parameters/reserve
+	set_reserve all
 	say "reserve=none: $ctl_n ids, $ctl_held more host TCP sockets; root's bind(0) and connect(): $ctl_root"
 	[ "$ctl_n" = "3200 (32 ok)" ] && [ "$ctl_held" -eq 0 ] && [ "$ctl_root" = ok ] &&
 		ok "control, reserve=none: A's uids bind 3200 ids, no host port held, no cap (the module's), root unaffected" ||
