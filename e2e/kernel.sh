@@ -73,7 +73,7 @@ print("bind ok" if sent == 0 else "sent %d" % sent)' "$ROCE_IP" "$2" "${3:-0}"
 }
 
 run_kernel_tests() {
-	local max0 a b out lis lis_n base ids more n_max m_max i rds_line
+	local max0 share0 a b out lis lis_n base ids more n_max m_max i rds_line
 	max0=$(cat $MAX_PORTS)
 	say "== kernel consumers' ids, with user.max_rdma_tcp_ports at 0 (every capped caller refused)"
 	echo 0 >$MAX_PORTS
@@ -95,11 +95,7 @@ run_kernel_tests() {
 	}
 	claim "root's nvmet port and nvme connection hold 1 and 1+2 host ports at a limit of 0 (beyond reserve=none's), 2 again after a reset (nvme's workqueue)" \
 		"reserve=none $a; reserve=all $b" nvme_held
-	rmdir "$NVMET/ports/1"
-	echo 0 >"$NVMET/subsystems/$NQN/namespaces/1/enable"
-	rmdir "$NVMET/subsystems/$NQN/namespaces/1" "$NVMET/subsystems/$NQN"
-	rdma link delete siw_nv
-	ip link del nv0
+	nvme_teardown
 	modprobe -r nvme_rdma nvmet_rdma
 
 	roce_topology
@@ -121,9 +117,10 @@ for port in 18634, 16385:
 
 	hold_claim claim "user A's AF_RDS bind() is charged to A (RDS's check binds an id in A's process): refused at 0" \
 		"bind EADDRNOTAVAIL" rds_as $USER_A 4000
+	share0=$(cat $SHARE)
 	echo 0 >$SHARE
 	hold_says "control: the same bind with the cap off (user_share=0)" "bind ok" rds_as $USER_A 4000
-	echo 5 >$SHARE
+	echo "$share0" >$SHARE
 	echo 1 >$MAX_PORTS
 
 	out=$(rds_as $USER_A 4001 $RDS_PEERS)

@@ -331,8 +331,9 @@ nvme_io() {
 	nvme disconnect -n "$NQN" >/dev/null || ret=1
 	return $ret
 }
+# nvme_teardown: every port (disabled), the subsystem, siw_nv and nv0.
 nvme_teardown() {
-	rmdir "$NVMET/ports/1" "$NVMET/ports/2"
+	rmdir "$NVMET"/ports/*
 	echo 0 >"$NVMET/subsystems/$NQN/namespaces/1/enable"
 	rmdir "$NVMET/subsystems/$NQN/namespaces/1" "$NVMET/subsystems/$NQN"
 	rdma link delete siw_nv

@@ -102,8 +102,7 @@ stress_churn_loop() {
 stress_param_loop() {
 	local flips=0 tries=0 v f
 	local reserves=(all all iwarp none) idrs=(Y N 0 1)
-	[ -n "${STRESS_RESERVE:-}" ] && reserves=("$STRESS_RESERVE" "$STRESS_RESERVE" \
-		"$STRESS_RESERVE" "$STRESS_RESERVE")
+	[ -n "${STRESS_RESERVE:-}" ] && reserves=("$STRESS_RESERVE")
 	while stress_running; do
 		sleep 0.$((RANDOM % 10))
 		tries=$((tries + 1))
@@ -111,7 +110,7 @@ stress_param_loop() {
 		[0-5])
 			[ -e "$sdir/drain" ] && continue
 			f=reserve
-			v=${reserves[RANDOM % 4]}
+			v=${reserves[RANDOM % ${#reserves[@]}]}
 			;;
 		[6-8])
 			f=idr
