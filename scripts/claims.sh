@@ -19,13 +19,11 @@ for log in "${ctl[@]}"; do
 	grep -aqE '^[0-9]+ passed, 0 failed' "$log" ||
 		{ echo "claims: the control run $log failed" >&2; status=1; }
 done
-# Lines "@claim<TAB>kind<TAB>name<TAB>answer<TAB>yes|no", in the order of
-# the run with the module.
-grep -ah $'^@claim\t' "${logs[@]}" | tr -d '\r' >"${TMPDIR:-/tmp}/claims.with.$$"
-grep -ah $'^@claim\t' "${ctl[@]}" | tr -d '\r' >"${TMPDIR:-/tmp}/claims.without.$$"
-trap 'rm -f "${TMPDIR:-/tmp}"/claims.with.$$ "${TMPDIR:-/tmp}"/claims.without.$$' EXIT
+# claim_lines LOG...: its lines "@claim<TAB>kind<TAB>name<TAB>answer<TAB>yes|no".
+claim_lines() { grep -ah $'^@claim\t' "$@" | tr -d '\r'; }
 echo "| check | kind | with the module | without (control) | verdict |"
 echo "| --- | --- | --- | --- | --- |"
+# The control's lines first, then the run with the module's, in its order.
 awk -F'\t' '
 	FNR == NR { wo[$3] = $4; woh[$3] = $5; next }
 	{
@@ -39,5 +37,5 @@ awk -F'\t' '
 	END {
 		for (n in wo) if (!(n in seen)) { printf "| %s | - | - | %s | missing in the run with the module |\n", n, wo[n]; bad = 1 }
 		exit bad
-	}' "${TMPDIR:-/tmp}/claims.without.$$" "${TMPDIR:-/tmp}/claims.with.$$" || status=1
+	}' <(claim_lines "${ctl[@]}") <(claim_lines "${logs[@]}") || status=1
 exit $status
