@@ -164,7 +164,7 @@ sub_fill() {
 	WAIT=600 wait_for grep -q ready "$SUB/run"
 }
 sub_total() { cat "$SUB"/out/* | awk '/^bound/ { n += $2 } END { print n + 0 }'; }
-# How the uids' fills ended: "<count> <errno>" for each errno, e.g. "32 EMFILE".
+# How the uids' fills ended: "<count> <errno>" for each errno, e.g. "8 EMFILE".
 sub_ends() { cat "$SUB"/out/* | awk '/^bound/ { print $3 }' | sort | uniq -c | xargs; }
 sub_stop() {
 	pkill -KILL -x rdma_fill
@@ -411,18 +411,18 @@ run_limit_tests() {
 	same "A binds 2000 ids in its own namespace (CAP_NET_ADMIN there: not capped)" \
 		"$own_n" [ "$own_n" = 2000 ]
 
-	say "== user A maps 32 of its subordinate uids into a user namespace of its own"
+	say "== user A maps 8 of its subordinate uids into a user namespace of its own"
 	subuid_setup
 	before=$(tcp_alloc)
-	sub_fill - 32 0.0.0.0
+	sub_fill - 8 0.0.0.0
 	sub_n=$(sub_total)
 	sub_ends=$(sub_ends)
 	sub_held=$(($(tcp_alloc) - before))
 	sub_root=$(root_tcp)
 	sub_stop
-	say "A's uids 1-32 there (kuids $SUB_START-$((SUB_START + 31))), in the initial network namespace: $sub_n ids in all, each uid's last bind: $sub_ends; $sub_held host TCP sockets; root's bind(0) and connect(): $sub_root"
-	sub_capped() { [ "$sub_n" = 1411 ] && [ "$sub_ends" = "32 EMFILE" ] && [ "$sub_held" -eq 1411 ]; }
-	claim "A's 32 subordinate uids hold 1411 ports in all (user.max_rdma_tcp_ports), then EMFILE" \
+	say "A's uids 1-8 there (kuids $SUB_START-$((SUB_START + 7))), in the initial network namespace: $sub_n ids in all, each uid's last bind: $sub_ends; $sub_held host TCP sockets; root's bind(0) and connect(): $sub_root"
+	sub_capped() { [ "$sub_n" = 1411 ] && [ "$sub_ends" = "8 EMFILE" ] && [ "$sub_held" -eq 1411 ]; }
+	claim "A's 8 subordinate uids hold 1411 ports in all (user.max_rdma_tcp_ports), then EMFILE" \
 		"$sub_n ids ($sub_ends), $sub_held host sockets" sub_capped
 	[ "$sub_root" = ok ] && ok "root's bind(0) and connect() work while A's uids hold them" ||
 		bad "root's bind(0) and connect(): $sub_root"
@@ -440,22 +440,22 @@ run_limit_tests() {
 	claim "a namespace limit above the initial one's lifts nothing: 1411 in all" \
 		"$sub_high" [ "$sub_high" = "1411 (2 EMFILE)" ]
 
-	say "== control: reserve=none, the same 32 uids, 100 ids each"
+	say "== control: reserve=none, the same 8 uids, 400 ids each"
 	set_reserve none
 	before=$(tcp_alloc)
-	sub_fill - 32 -n 100 0.0.0.0
+	sub_fill - 8 -n 400 0.0.0.0
 	ctl_n="$(sub_total) ($(sub_ends))"
 	ctl_held=$(($(tcp_alloc) - before))
 	ctl_root=$(root_tcp)
 	sub_stop
 	set_reserve all
 	say "reserve=none: $ctl_n ids, $ctl_held more host TCP sockets; root's bind(0) and connect(): $ctl_root"
-	[ "$ctl_n" = "3200 (32 ok)" ] && [ "$ctl_held" -eq 0 ] && [ "$ctl_root" = ok ] &&
+	[ "$ctl_n" = "3200 (8 ok)" ] && [ "$ctl_held" -eq 0 ] && [ "$ctl_root" = ok ] &&
 		ok "control, reserve=none: A's uids bind 3200 ids, no host port held, no cap (the module's), root unaffected" ||
 		bad "control, reserve=none: $ctl_n ids, $ctl_held sockets, root $ctl_root"
 
 	PS_SUMMARY=
 	run_port_space_tests
 
-	say "limits: user A held $total ports (cap 1411, RLIMIT_NOFILE $nofile_a) then $(why $OUT/a3); $share_ns of a 100-port namespace; user B connect $b_connect bind(0) $b_bind iperf $b_iperf; root $root_bind; memcg $cg_bytes B/id ($cg_slab slab, active-side $cg_aslab), a 16M cgroup stopped A at $cg_n ids ($cg_why); $own_n in its own netns; 32 subordinate uids $sub_n ($sub_ends), at a namespace limit of 100 $sub_low, of 1000000 $sub_high; reserve=none $ctl_n, +$ctl_held sockets; other port spaces on siw:$PS_SUMMARY"
+	say "limits: user A held $total ports (cap 1411, RLIMIT_NOFILE $nofile_a) then $(why $OUT/a3); $share_ns of a 100-port namespace; user B connect $b_connect bind(0) $b_bind iperf $b_iperf; root $root_bind; memcg $cg_bytes B/id ($cg_slab slab, active-side $cg_aslab), a 16M cgroup stopped A at $cg_n ids ($cg_why); $own_n in its own netns; 8 subordinate uids $sub_n ($sub_ends), at a namespace limit of 100 $sub_low, of 1000000 $sub_high; reserve=none $ctl_n, +$ctl_held sockets; other port spaces on siw:$PS_SUMMARY"
 }
