@@ -138,8 +138,9 @@ VM = $(PROJECT)/e2e/vm.sh $(KBUILD_X86) $(PROJECT)/out/rdma_tcp_port.ko $(PROJEC
 # $(CACHE)/live/ follows each run as it goes.  make vm-suite SUITES="fuzz" runs some of the suites alone.
 # The limit suite goes last: after its thousands of ids and an OOM kill the
 # guest is slower, and the stress run's counts depend on its speed.  The
-# suites' VM gets 50 minutes, not vm.sh's 40: TCG's speed here varies by
-# 1.7x from day to day, and a slow CI run once reached the 40 inside limit.
+# suites' VM gets 50 minutes, not vm.sh's 40: TCG's speed here varies up
+# to threefold within a day, and a slow CI run once reached the 40 inside
+# limit.
 #
 # CONTROL=1: the control run.  The scenarios never load the module, the
 # suites keep it at reserve=none; every claim (e2e/lib.sh) must fail there

@@ -15,9 +15,9 @@
 #   FUZZ_MODE_SEQUENCES  sequences of each other mode (1000)
 #   FUZZ_MODES      the modes to run (root user netns resolve)
 #   FUZZ_ARGS       more rdma_fuzz options (-k: skip the known triggers)
-# make check runs the defaults (about 2.5 minutes of the guest's time);
-# the long run, 10000 and 5000, takes 12 and would push make check past
-# CI's limit.
+# make check runs the defaults (3 to 5 minutes of the guest's time); the
+# long run, 10000 and 5000, takes 12 and would push make check past CI's
+# limit.
 
 FUZZ_DEFAULT_SEED=20261203
 # Lines of each run's output shown; all of it is in $OUT/fuzz-MODE.log.

@@ -150,7 +150,8 @@ stress_module_loop() {
 				touch "$sdir/drain"
 				echo none >"$STRESS_PARAMS/reserve" 2>/dev/null
 				# By the clock: on a slow guest each rmmod takes
-				# seconds, and 40 tries kept reserve=none for 100.
+				# seconds, and 40 tries could keep reserve=none
+				# for over a minute.
 				drain_end=$((EPOCHSECONDS + 20))
 				while [ "$EPOCHSECONDS" -lt "$drain_end" ]; do
 					rm=$((rm + 1))
