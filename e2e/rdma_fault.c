@@ -3,7 +3,7 @@
  * rdma_fault: syzkaller-style fault injection (fail-nth) against the paths
  * where rdma_tcp_port takes, shares and releases an RDMA_PS_TCP port.
  *
- *   rdma_fault <path> [<port> | <address>]
+ *   rdma_fault [-s <series functions>] <path> [<port> | <address>]
  *
  * For n = 1, 2, 3, ... the operation of <path> runs with the n-th fault
  * point of this task armed (/proc/self/task/<tid>/fail-nth), until it
@@ -33,14 +33,34 @@
  *					rdma_resolve_addr() to <address>:7001,
  *					7002; a third to :7003 shares a port
  *   release <port>			rdma_destroy_id() of a listening id
+ *   fresh-bind4-port0, fresh-bind6-explicit <port>
+ *					as bind4-port0 and bind6-explicit,
+ *					each run in a network namespace of
+ *					its own and with a file system uid
+ *					the module has not seen: the module's
+ *					books (its per-namespace port maps,
+ *					its per-uid tally) are allocated
+ *					inside the fault window
  *
- * Prints "fault <path>: <points> points, errnos <list>, <leaks> leaks",
- * one "leak ..." line per violated check before it, and exits 1 if any
- * check failed, 2 if the path could not be set up or run.
+ * Where each fault was injected: with fault injection's verbose=2 (set by
+ * fault.sh), the kernel logs "FAULT_INJECTION: forcing a failure." and the
+ * stack, which this tool reads from /dev/kmsg. The innermost frame that is
+ * ours classifies the point: "module" in rdma_tcp_port.ko, "series" in a
+ * function the C series adds (the -s file, one name per line; a series
+ * function the compiler inlined shows as its caller), else "elsewhere".
+ * An allocation made with __GFP_NOWARN fails without a log line: "unseen".
+ * One "point <path> n=<n> <class> <site> <frame>" line per point: the
+ * first frame above the allocator, and the frame of ours ("-" if none).
+ *
+ * Prints "fault <path>: <points> points (module M, series S, elsewhere E,
+ * unseen U), errnos <list>, <leaks> leaks", one "leak ..." line per
+ * violated check before it, and exits 1 if any check failed, 2 if the path
+ * could not be set up or run.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ctype.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -48,6 +68,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/fsuid.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,6 +79,7 @@
 #define BACKLOG		1
 #define MODULE_DIR	"/sys/module/rdma_tcp_port"
 #define DST_PORT	7001	/* active ids: 7001, 7002 fill, 7003, 7004 share */
+#define FRESH_UID	3000000	/* + n: the fsuid of run n of a fresh path */
 
 enum op { OP_BIND, OP_LISTEN, OP_RESOLVE, OP_DESTROY };
 
@@ -67,6 +90,7 @@ struct path {
 	int explicit;	/* the id binds the port given on the command line */
 	int reuse;	/* the id under test allows reuse */
 	int holder;	/* a REUSEADDR id, not listening, holds the port first */
+	int fresh;	/* each run in a new namespace, as a new fsuid */
 };
 
 static const struct path paths[] = {
@@ -79,6 +103,8 @@ static const struct path paths[] = {
 	{ "listen", OP_LISTEN, AF_INET, 1, 1, 0 },
 	{ "active-share", OP_RESOLVE, AF_INET, 0, 0, 0 },
 	{ "release", OP_DESTROY, AF_INET, 1, 0, 0 },
+	{ "fresh-bind4-port0", OP_BIND, AF_INET, 0, 0, 0, 1 },
+	{ "fresh-bind6-explicit", OP_BIND, AF_INET6, 1, 0, 0, 1 },
 };
 
 /* One ucma command: the header and the largest command we send. */
@@ -97,8 +123,16 @@ struct cmd {
 
 static const struct path *path;
 static unsigned int nth;	/* the fault point armed, 0 outside the loop */
-static int cm_fd, nth_fd, leaks, errors;
+static int cm_fd = -1, nth_fd, leaks, errors;
 static char errnos[512];
+static int kmsg_fd = -1;
+static char **series_fns;
+static unsigned int n_series;
+enum class { C_MODULE, C_SERIES, C_ELSEWHERE, C_UNSEEN, C_NR };
+static const char *const class_names[C_NR] = {
+	"module", "series", "elsewhere", "unseen"
+};
+static unsigned int classes[C_NR];
 static unsigned short port;
 static struct sockaddr_storage dst;
 
@@ -437,6 +471,176 @@ static void check_port_free(const char *when)
 		     path->holder ? " with SO_REUSEADDR" : "", ename(err));
 }
 
+/* The series' function names (-s), one per line. */
+static void read_series(const char *file)
+{
+	char buf[128];
+	FILE *f = fopen(file, "r");
+
+	if (!f)
+		die("open %s", file);
+	while (fgets(buf, sizeof(buf), f)) {
+		buf[strcspn(buf, "\n")] = '\0';
+		if (!buf[0])
+			continue;
+		series_fns = realloc(series_fns, (n_series + 1) * sizeof(*series_fns));
+		if (!series_fns || !(series_fns[n_series++] = strdup(buf)))
+			die("out of memory");
+	}
+	fclose(f);
+}
+
+static int is_series(const char *fn)
+{
+	unsigned int i;
+
+	for (i = 0; i < n_series; i++)
+		if (!strcmp(series_fns[i], fn))
+			return 1;
+	return 0;
+}
+
+/* The fault injection and allocator frames under the allocation's site. */
+static int is_allocator(const char *fn)
+{
+	static const char *const prefixes[] = {
+		"dump_stack", "should_fail", "__should_fail", "fail_dump",
+		"slab_pre_alloc_hook", "slab_alloc", "__slab_alloc",
+		"___slab_alloc", "kmem_cache_alloc", "__kmem_cache_alloc",
+		"kmalloc", "__kmalloc", "__do_kmalloc", "kvmalloc",
+		"__kvmalloc", "krealloc", "__krealloc", "alloc_pages",
+		"__alloc_pages", "prepare_alloc_pages", "alloc_slab_page",
+		"allocate_slab", "new_slab", "folio_alloc", "__folio_alloc",
+		"alloc_frozen", "__alloc_frozen",
+	};
+	unsigned int i;
+
+	/* The kernel crate's allocators: kernel::alloc::allocator::... */
+	if (strstr(fn, "5alloc9allocator"))
+		return 1;
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(fn, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+/*
+ * The next record of the kernel log, its text in @msg; 0 when there is
+ * none yet. A record the ring overwrote before we read it is skipped.
+ */
+static int kmsg_next(char *msg, size_t len)
+{
+	char rec[8192], *text;
+	ssize_t n;
+
+	for (;;) {
+		n = read(kmsg_fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n < 0)
+			die("read /dev/kmsg");
+		rec[n] = '\0';
+		text = strchr(rec, ';');
+		if (!text)
+			continue;
+		text++;
+		text[strcspn(text, "\n")] = '\0';
+		snprintf(msg, len, "%s", text);
+		return 1;
+	}
+}
+
+/*
+ * The stack of the fault injected in the last window, from the kernel log:
+ * prints its point line and counts its class. @fired 0: only drain the log.
+ */
+static void classify(unsigned int n, int fired)
+{
+	char msg[512], site[128] = "-", ours[128] = "-", fn[128], *p, *mod;
+	int found = 0, in_stack = 0, done = 0, cls = C_ELSEWHERE, have_ours = 0;
+
+	while (kmsg_next(msg, sizeof(msg))) {
+		if (!fired || done)
+			continue;
+		if (strstr(msg, "FAULT_INJECTION: forcing a failure.")) {
+			found = 1;
+			continue;
+		}
+		if (!found)
+			continue;
+		for (p = msg; isspace((unsigned char)*p); p++)
+			;
+		if (!strcmp(p, "<TASK>")) {
+			in_stack = 1;
+			continue;
+		}
+		if (!strcmp(p, "</TASK>")) {
+			done = 1;
+			continue;
+		}
+		/* A frame: "name+0x1/0x2 [module]"; "? " frames are guesses. */
+		if (!in_stack || !strncmp(p, "? ", 2) || !strstr(p, "+0x"))
+			continue;
+		snprintf(fn, sizeof(fn), "%.*s", (int)strcspn(p, "+"), p);
+		mod = strchr(p, '[');
+		if (!strcmp(site, "-") && !is_allocator(fn))
+			snprintf(site, sizeof(site), "%s", fn);
+		if (have_ours)
+			continue;
+		if (mod && !strncmp(mod, "[rdma_tcp_port", 14) &&
+		    (mod[14] == ']' || mod[14] == ' '))
+			cls = C_MODULE;
+		else if (is_series(fn))
+			cls = C_SERIES;
+		else
+			continue;
+		have_ours = 1;
+		snprintf(ours, sizeof(ours), "%s", fn);
+	}
+	if (!fired)
+		return;
+	if (!found || !done)
+		cls = C_UNSEEN;
+	classes[cls]++;
+	printf("point %s n=%u %s %s %s\n", path->name, n, class_names[cls], site, ours);
+}
+
+/*
+ * ucma takes commands only from the credentials that opened the file
+ * (ib_safe_file_access()): open it again after every change of them.
+ */
+static void cm_open(void)
+{
+	if (cm_fd >= 0)
+		close(cm_fd);
+	cm_fd = open("/dev/infiniband/rdma_cm", O_RDWR | O_CLOEXEC);
+	if (cm_fd < 0)
+		die("open /dev/infiniband/rdma_cm");
+}
+
+static void set_fsuid(unsigned int uid)
+{
+	setfsuid(uid);
+	if ((unsigned int)setfsuid(-1) != uid)
+		die("setfsuid %u", uid);
+	cm_open();
+}
+
+/*
+ * Run @n of a fresh path: a new network namespace, the old ones kept
+ * alive (so that no new one reuses an address the module keys its maps
+ * by), and a new fsuid (the uid the module counts ports against).
+ */
+static void fresh_enter(unsigned int n)
+{
+	if (open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC) < 0 ||
+	    unshare(CLONE_NEWNET))
+		die("unshare a network namespace");
+	set_fsuid(FRESH_UID + n);
+}
+
 /*
  * One run of the operation with the n-th fault point armed. Returns
  * whether the fault was injected.
@@ -448,6 +652,8 @@ static int run_one(unsigned int n)
 	int id, ret, fired, bound;
 	struct cmd c;
 
+	if (path->fresh)
+		fresh_enter(n);
 	sock0 = tcp_alloc();
 	ref0 = refcnt();
 	id = id_create();
@@ -474,12 +680,14 @@ static int run_one(unsigned int n)
 		break;
 	}
 
-	/* The fault window: one syscall. */
+	/* The fault window: one syscall, its kernel log alone. */
+	classify(0, 0);
 	arm(n);
 	ret = send_cmd(&c);
 	fired = injected();
 	if (!fired)
 		arm(0);
+	classify(n, fired);
 
 	if (ret < 0)
 		leak("write returned neither its length nor -1");
@@ -525,6 +733,8 @@ static int run_one(unsigned int n)
 		check_port_free("id destroyed");
 		check_second_id("id destroyed");
 	}
+	if (path->fresh)
+		set_fsuid(0);
 	return fired;
 }
 
@@ -554,12 +764,17 @@ int main(int argc, char **argv)
 	long sock0, ref0;
 	char buf[64];
 
+	if (argc > 2 && !strcmp(argv[1], "-s")) {
+		read_series(argv[2]);
+		argc -= 2;
+		argv += 2;
+	}
 	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
 		if (argc > 1 && !strcmp(argv[1], paths[i].name))
 			path = &paths[i];
 	if (!path || (path->explicit && argc != 3) ||
 	    (path->op == OP_RESOLVE && argc != 3)) {
-		fprintf(stderr, "usage: rdma_fault <path> [<port> | <address>]\npaths:");
+		fprintf(stderr, "usage: rdma_fault [-s <series functions>] <path> [<port> | <address>]\npaths:");
 		for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
 			fprintf(stderr, " %s", paths[i].name);
 		fprintf(stderr, "\n");
@@ -574,13 +789,14 @@ int main(int argc, char **argv)
 			die("bad address %s", argv[2]);
 	}
 
-	cm_fd = open("/dev/infiniband/rdma_cm", O_RDWR | O_CLOEXEC);
-	if (cm_fd < 0)
-		die("open /dev/infiniband/rdma_cm");
+	cm_open();
 	snprintf(buf, sizeof(buf), "/proc/self/task/%d/fail-nth", gettid());
 	nth_fd = open(buf, O_RDWR | O_CLOEXEC);
 	if (nth_fd < 0)
 		die("open %s (CONFIG_FAULT_INJECTION?)", buf);
+	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (kmsg_fd < 0 || lseek(kmsg_fd, 0, SEEK_END) < 0)
+		die("open /dev/kmsg");
 
 	sock0 = tcp_alloc();
 	ref0 = refcnt();
@@ -627,7 +843,8 @@ int main(int argc, char **argv)
 	}
 
 	errnos[strlen(errnos) ? strlen(errnos) - 1 : 0] = '\0';
-	printf("fault %s: %u points, errnos %s, %d leaks\n", path->name, points,
-	       errnos[0] ? errnos + 1 : "-", leaks);
+	printf("fault %s: %u points (module %u, series %u, elsewhere %u, unseen %u), errnos %s, %d leaks\n",
+	       path->name, points, classes[C_MODULE], classes[C_SERIES],
+	       classes[C_ELSEWHERE], classes[C_UNSEEN], errnos[0] ? errnos + 1 : "-", leaks);
 	return errors ? 2 : leaks ? 1 : 0;
 }
