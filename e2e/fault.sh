@@ -68,8 +68,11 @@ fault_restore() {
 	dmesg -n "$fault_console"
 }
 
-# fault_class LINE CLASS: the points of CLASS ("module 3") in a summary line.
+# fault_class LINE CLASS: the points of CLASS ("module 3") in a summary line;
+# fault_points_in and fault_leaks_in LINE: its points and its leaks.
 fault_class() { say "$1" | sed -n "s/.*[(, ]$2 \([0-9]*\)[,)].*/\1/p"; }
+fault_points_in() { say "$1" | sed -n 's/^fault [^:]*: \([0-9]*\) points.*/\1/p'; }
+fault_leaks_in() { say "$1" | sed -n 's/.*, \([0-9]*\) leaks$/\1/p'; }
 
 # fault_run NS PATH [ARG]: one rdma_fault run; sets out, rc and line (its
 # summary), and shows its points, then what else it said (leaks, errors).
@@ -96,7 +99,7 @@ fault_module_pass() {
 		echo 0 >"$FAULT_DBG/$a/require-start"
 		echo 0xffffffffffffffff >"$FAULT_DBG/$a/require-end"
 	done
-	all=$(say "$line" | sed -n 's/^fault [^:]*: \([0-9]*\) points.*/\1/p')
+	all=$(fault_points_in "$line")
 }
 
 # fault_path NS PATH [ARG]: run one path in namespace NS, as ok/bad lines:
@@ -116,15 +119,15 @@ fault_path() {
 	shift
 	start=$(date +%s)
 	fault_run "$ns" "$@"
-	points=$(say "$line" | sed -n 's/^fault [^:]*: \([0-9]*\) points.*/\1/p')
-	leaks=$(say "$line" | sed -n 's/.*, \([0-9]*\) leaks$/\1/p')
+	points=$(fault_points_in "$line")
+	leaks=$(fault_leaks_in "$line")
 	module=$(fault_class "$line" module)
 	series=$(fault_class "$line" series)
 	elsewhere=$(fault_class "$line" elsewhere)
 	unseen=$(fault_class "$line" unseen)
 	rc1=$rc line1=$line
 	fault_module_pass "$ns" "$@"
-	leaks2=$(say "$line" | sed -n 's/.*, \([0-9]*\) leaks$/\1/p')
+	leaks2=$(fault_leaks_in "$line")
 	rc=$((rc1 | rc)) line=$line1
 	fault_paths=$((fault_paths + 1))
 	fault_points=$((fault_points + ${points:-0}))

@@ -559,7 +559,7 @@ static int kmsg_next(char *msg, size_t len)
 static void classify(unsigned int n, int fired)
 {
 	char msg[512], site[128] = "-", ours[128] = "-", fn[128], *p, *mod;
-	int found = 0, in_stack = 0, done = 0, cls = C_ELSEWHERE, have_ours = 0;
+	int found = 0, in_stack = 0, done = 0, cls = C_ELSEWHERE;
 
 	while (kmsg_next(msg, sizeof(msg))) {
 		if (!fired || done)
@@ -587,7 +587,7 @@ static void classify(unsigned int n, int fired)
 		mod = strchr(p, '[');
 		if (!strcmp(site, "-") && !is_allocator(fn))
 			snprintf(site, sizeof(site), "%s", fn);
-		if (have_ours)
+		if (strcmp(ours, "-"))
 			continue;
 		if (mod && !strncmp(mod, "[rdma_tcp_port", 14) &&
 		    (mod[14] == ']' || mod[14] == ' '))
@@ -596,7 +596,6 @@ static void classify(unsigned int n, int fired)
 			cls = C_SERIES;
 		else
 			continue;
-		have_ours = 1;
 		snprintf(ours, sizeof(ours), "%s", fn);
 	}
 	if (!fired)
