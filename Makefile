@@ -17,6 +17,8 @@
 #                           some of the abuse suites alone
 #   make fault-plant        the fault suite on a module with a planted leak: it
 #                           must fail (the suite's control; not in check)
+#   make qp-control         the QP suite on the kernel without the QP fixes
+#                           (patches 1-2): every attack succeeds (not in check)
 #   make demo               the main job: the seed's port collision, before and after, in the VM;
 #                           CONTROL=1: the same steps, the module never loaded
 #   make check              everything that tests the project (CI runs this)
@@ -61,7 +63,7 @@ KMAKE = $(MAKE) -C $(TREE) $(KTOOLS) CLIPPY=1 -j$(JOBS)
 
 .PHONY: all setup toolchain-check series series-check tree kernel module kunit kunit-all check \
 	fmt fmt-check version-check clippy checkpatch host-test rust-analyzer clean vm-test vm-suite fault-plant \
-	demo bench bench-vm-kernel bench-profile deb-config deb deb-vm-test
+	demo bench bench-vm-kernel bench-profile deb-config deb deb-vm-test qp-control
 
 all: kernel module
 
@@ -127,7 +129,7 @@ clippy: module
 # C series adds, by which the fault suite knows a failure point as the
 # series' own.
 TOOLS = $(addprefix $(PROJECT)/out/,rdma_hold rdma_conns rdma_fill rdma_fault rdma_fuzz \
-	rdma_churn series-functions)
+	rdma_churn rdma_qp series-functions)
 $(PROJECT)/out/%: $(PROJECT)/e2e/%.c $(PROJECT)/e2e/port_space.h
 	@mkdir -p $(PROJECT)/out
 	cc -O2 -Wall -Werror -o $@ $< -lrdmacm -libverbs
@@ -138,8 +140,9 @@ VM = $(PROJECT)/e2e/vm.sh $(KBUILD_X86) $(PROJECT)/out/rdma_tcp_port.ko $(PROJEC
 
 # Two VMs, one after the other: the consumers and scenarios
 # (guest-tests.sh), then the abuse suites on a fresh boot (guest-suite.sh:
-# per-user cap and memory cgroup, fail-nth fault injection, the
-# differential fuzzer, everything at once, the kernel consumers' ids).  A
+# whose iWARP QP a user may attach, per-user cap and memory cgroup,
+# fail-nth fault injection, the differential fuzzer, everything at once,
+# the kernel consumers' ids).  A
 # guest's exit status is its suite's; the logs stay in $(CACHE), and
 # $(CACHE)/live/ follows each run as it goes.  make vm-suite SUITES="fuzz" runs some of the suites alone.
 # The limit suite goes last: after its thousands of ids and an OOM kill the
@@ -153,7 +156,7 @@ VM = $(PROJECT)/e2e/vm.sh $(KBUILD_X86) $(PROJECT)/out/rdma_tcp_port.ko $(PROJEC
 # and everything else hold.  Its logs are the *-control.log ones; then
 # scripts/claims.sh sets each claim's answer in the last run with the
 # module beside its answer without (README, "What each check claims").
-SUITES ?= fault fuzz stress kernel limit
+SUITES ?= qp fault fuzz stress kernel limit
 LOG = $(if $(CONTROL),-control)
 vm-test: module $(TOOLS)
 	set -o pipefail; VM_LIVE=$(CACHE)/live/vm-test$(LOG).log VM_ARGS="$(if $(CONTROL),control)" \
@@ -171,6 +174,27 @@ vm-suite: module $(TOOLS)
 # part of make check).  Rebuilds the checkout's module at the end.
 fault-plant: module $(TOOLS)
 	bash $(PROJECT)/scripts/fault-plant.sh $(PROJECT) $(CACHE)
+
+# The QP suite's control (e2e/qp.sh): the VM kernel without the series'
+# patches 1-2, where every attack must succeed (QP_EXPECT=upstream); not in
+# make check, and in a VM of its own, since A's destroy of its QP then
+# sleeps in D state for good (5 min here, the VM kernel rebuilt
+# incrementally).  The tree is left without the two patches: the next
+# build puts them back.
+QP_CONTROL_LOG = $(CACHE)/qp-control.log
+qp-control: setup series $(TOOLS)
+	@mkdir -p $(CACHE)
+	grep -v '^#' $(PROJECT)/patches/series | tail -n +3 > $(PROJECT)/out/series-qp-control
+	bash $(PROJECT)/scripts/prepare-tree.sh $(PROJECT) $(TREE) $(KSRC_TAR) \
+		$(PROJECT)/out/series-qp-control
+	$(call kconfig,$(KBUILD_X86),$(PROJECT)/configs/vm.config,$(PROJECT)/configs/vm.config)
+	$(KMAKE) O=$(KBUILD_X86) bzImage modules
+	cp $(KBUILD_X86)/$(MODULE_KO) $(PROJECT)/out/qp-control.ko
+	VM_TIMEOUT=900 VM_ARGS="qp QP_EXPECT=upstream" $(PROJECT)/e2e/vm.sh $(KBUILD_X86) \
+		$(PROJECT)/out/qp-control.ko $(PROJECT)/out $(PROJECT)/e2e/guest-suite.sh \
+		>$(QP_CONTROL_LOG) 2>&1 || :
+	grep -E '^(PASS|FAIL): ' $(QP_CONTROL_LOG)
+	! grep -E '^FAIL: (upstream|no such|own|A.s QP)' $(QP_CONTROL_LOG)
 
 # CONTROL=1: the same demo without ever loading the module.
 demo: module $(TOOLS)
@@ -291,7 +315,7 @@ version-check:
 
 # The tree is Debian's tarball, with no git history: checkpatch cannot look
 # up the commit ids of the Fixes: tags (UNKNOWN_COMMIT_ID), which the cover
-# letter's patches 1-4 carry.
+# letter's patches 1-6 carry.
 checkpatch: tree
 	cd $(TREE) && ./scripts/checkpatch.pl --strict --no-tree -q --ignore UNKNOWN_COMMIT_ID \
 		$(addprefix $(PROJECT)/patches/,$(shell grep -v '^#' $(PROJECT)/patches/series))

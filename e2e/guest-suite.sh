@@ -2,15 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # One or more of the e2e suites alone, in the VM (e2e/vm.sh), on a fresh
 # topology with the module loaded, then the checks that end every guest
-# script.  Arguments (VM_ARGS): suite names (limit, fault, fuzz, stress, kernel)
-# and NAME=VALUE settings for them, e.g.
+# script.  Arguments (VM_ARGS): suite names (limit, fault, fuzz, stress, kernel,
+# qp) and NAME=VALUE settings for them, e.g.
 #   VM_ARGS="fuzz FUZZ_SEQUENCES=500" e2e/vm.sh ... e2e/guest-suite.sh
 set -u
 suites=
 for arg; do
 	case $arg in
 	[A-Z]*=*) export "${arg?}" ;;
-	limit | fault | fuzz | stress | kernel) suites="$suites $arg" ;;
+	limit | fault | fuzz | stress | kernel | qp) suites="$suites $arg" ;;
 	*) echo "guest-suite.sh: no suite '$arg'" >&2; exit 2 ;;
 	esac
 done

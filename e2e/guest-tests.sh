@@ -19,7 +19,7 @@ refused_on_v0() {
 }
 # isolation MODE: uid 65534, in a user and network namespace of its own,
 # listens with an RDMA_PS_TCP id; root's siw device on v0, in the initial
-# namespace, never listens for it (patches 1 and 3): root's service on the
+# namespace, never listens for it (patches 3 and 5): root's service on the
 # port keeps its connections, the rdma_cm keeps siw_v0 (a listener refused
 # there made cma_add_one() drop the device), and a port nobody serves
 # there stays refused.  All hold with and without the module.
@@ -222,7 +222,7 @@ wait_for tcp_listening 7174
 expect "rping client, 5 pings verified" 0 in_cli timeout 120 rping -c -a "$SRV_IP" -p 7174 -C 5 -V
 stop "$srv_pid"
 
-say "== a client that connects to siw's listener and closes at once (patch 4)"
+say "== a client that connects to siw's listener and closes at once (patch 6)"
 # Until siw accepts a connection, its close reaches siw with the listener's
 # endpoint: siw used to close the listener on it, and destroying the id then
 # used the endpoint after free.  Left running if so, not to crash the suite.

@@ -212,7 +212,7 @@ ps_listeners() {
 		}' | sort | xargs
 }
 
-# iWARP carries RDMA_PS_TCP only (series patch 2): the other port spaces'
+# iWARP carries RDMA_PS_TCP only (series patch 4): the other port spaces'
 # listeners and connections are refused on iWARP devices, and their
 # wildcard listeners skip them, with the module or without.
 run_port_space_tests() {

@@ -7,11 +7,13 @@
 #   3. the last patch carries this project's module into
 #      drivers/infiniband/rdma_tcp_port (scripts/series.sh makes it), which
 #      CONFIG_RDMA_TCP_PORT builds.
-# Usage: prepare-tree.sh <project dir> <tree dir> <tarball>
+# <series>: another list of patches/ to apply (make qp-control leaves the
+# first two out); the next run without it applies patches/series again.
+# Usage: prepare-tree.sh <project dir> <tree dir> <tarball> [<series>]
 set -euo pipefail
 
 project=$1 tree=$2 tarball=$3
-series="$project/patches/series"
+series=${4:-$project/patches/series}
 applied="$tree/.rdma-tcp-port-applied"
 
 if [ ! -f "$tree/Makefile" ]; then
@@ -31,7 +33,7 @@ if [ -L "$legacy" ]; then
 		"$tree/drivers/infiniband/Makefile"
 fi
 
-want=$(cd "$project/patches" && cat $(grep -v '^#' series) | sha256sum | cut -d' ' -f1)
+want=$(cd "$project/patches" && cat $(grep -v '^#' "$series") | sha256sum | cut -d' ' -f1)
 have=$(cat "$applied/id" 2>/dev/null || true)
 if [ "$want" != "$have" ]; then
 	# Keep the longest prefix of the applied series that is unchanged, so
