@@ -102,8 +102,7 @@ static struct sockaddr *sockaddr_of(const char *host, int port)
 }
 
 /* The next event on @ch within @ms: its type and id, or -1 (none). */
-static int next_event(struct rdma_event_channel *ch, int ms, struct rdma_cm_id **id,
-		      int *status)
+static int next_event(struct rdma_event_channel *ch, int ms, struct rdma_cm_id **id)
 {
 	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
 	struct rdma_cm_event *ev;
@@ -114,8 +113,6 @@ static int next_event(struct rdma_event_channel *ch, int ms, struct rdma_cm_id *
 	type = ev->event;
 	if (id)
 		*id = ev->id;
-	if (status)
-		*status = ev->status;
 	rdma_ack_cm_event(ev);
 	return type;
 }
@@ -181,13 +178,29 @@ static int resolve(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 
 	if (rdma_resolve_addr(id, NULL, dst, 5000))
 		return errno;
-	type = next_event(ch, TIMEOUT_MS, NULL, NULL);
+	type = next_event(ch, TIMEOUT_MS, NULL);
 	if (type != RDMA_CM_EVENT_ADDR_RESOLVED)
 		return EHOSTUNREACH;
 	if (rdma_resolve_route(id, 5000))
 		return errno;
-	type = next_event(ch, TIMEOUT_MS, NULL, NULL);
+	type = next_event(ch, TIMEOUT_MS, NULL);
 	return type == RDMA_CM_EVENT_ROUTE_RESOLVED ? 0 : EHOSTUNREACH;
+}
+
+/*
+ * A new id on @ch in @c, resolved to the peer, with a QP of its own (in
+ * INIT, as rdma_create_qp() leaves it): 0, or an errno.
+ */
+static int qp_to_peer(struct rdma_event_channel *ch, struct conn *c)
+{
+	int err;
+
+	if (rdma_create_id(ch, &c->id, NULL, RDMA_PS_TCP))
+		return errno;
+	err = resolve(ch, c->id, sockaddr_of(peer_addr, PEER_PORT));
+	if (!err && make_qp(c))
+		err = errno;
+	return err;
 }
 
 /*
@@ -203,7 +216,24 @@ static void connect_naming(struct rdma_event_channel *ch, struct rdma_cm_id *id,
 		answer("%s", err_name(errno));
 		return;
 	}
-	answer("%s", event_name(next_event(ch, TIMEOUT_MS, NULL, NULL)));
+	answer("%s", event_name(next_event(ch, TIMEOUT_MS, NULL)));
+}
+
+/* A new id on @ch with no QP, resolved to the peer, connects naming @qpn. */
+static void connect_new_id(struct rdma_event_channel *ch, unsigned int qpn)
+{
+	struct rdma_cm_id *id;
+	int err;
+
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP)) {
+		answer("%s", err_name(errno));
+		return;
+	}
+	err = resolve(ch, id, sockaddr_of(peer_addr, PEER_PORT));
+	if (err)
+		answer("%s", err_name(err));
+	else
+		connect_naming(ch, id, qpn);
 }
 
 static const char *qp_state(struct ibv_qp *qp)
@@ -261,7 +291,6 @@ static char *read_cmd(FILE *in, char *line, size_t size)
 static void run_a(FILE *in)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
-	struct rdma_cm_id *id2;
 	struct conn c = { 0 };
 	char line[128];
 	struct timespec t0, t1;
@@ -272,11 +301,7 @@ static void run_a(FILE *in)
 	for (;;) {
 		read_cmd(in, line, sizeof(line));
 		if (!strcmp(line, "qp")) {
-			if (rdma_create_id(ch, &c.id, NULL, RDMA_PS_TCP))
-				die("A: create_id");
-			err = resolve(ch, c.id, sockaddr_of(peer_addr, PEER_PORT));
-			if (!err && make_qp(&c))
-				err = errno;
+			err = qp_to_peer(ch, &c);
 			if (err)
 				answer("%s", err_name(err));
 			else
@@ -288,18 +313,12 @@ static void run_a(FILE *in)
 		} else if (!strncmp(line, "send ", 5)) {
 			answer("%s", send_on(&c, line + 5));
 		} else if (!strcmp(line, "again")) {
-			if (rdma_create_id(ch, &id2, NULL, RDMA_PS_TCP))
-				die("A: create_id");
-			err = resolve(ch, id2, sockaddr_of(peer_addr, PEER_PORT));
-			if (err)
-				answer("%s", err_name(err));
-			else
-				connect_naming(ch, id2, c.id->qp->qp_num);
+			connect_new_id(ch, c.id->qp->qp_num);
 		} else if (!strcmp(line, "disconnect")) {
 			if (rdma_disconnect(c.id))
 				answer("%s", err_name(errno));
 			else
-				answer("%s", event_name(next_event(ch, TIMEOUT_MS, NULL, NULL)));
+				answer("%s", event_name(next_event(ch, TIMEOUT_MS, NULL)));
 		} else if (!strcmp(line, "destroy")) {
 			clock_gettime(CLOCK_MONOTONIC, &t0);
 			rdma_destroy_qp(c.id);
@@ -318,7 +337,7 @@ static void run_a(FILE *in)
 static void run_b(FILE *in)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
-	struct rdma_cm_id *id, *listener, *req;
+	struct rdma_cm_id *listener, *req;
 	struct rdma_conn_param p = { 0 };
 	struct conn own = { 0 };
 	char line[128];
@@ -329,13 +348,7 @@ static void run_b(FILE *in)
 	for (;;) {
 		read_cmd(in, line, sizeof(line));
 		if (!strncmp(line, "connect ", 8)) {
-			if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
-				die("B: create_id");
-			err = resolve(ch, id, sockaddr_of(peer_addr, PEER_PORT));
-			if (err)
-				answer("%s", err_name(err));
-			else
-				connect_naming(ch, id, strtoul(line + 8, NULL, 0));
+			connect_new_id(ch, strtoul(line + 8, NULL, 0));
 		} else if (!strcmp(line, "listen")) {
 			if (rdma_create_id(ch, &listener, NULL, RDMA_PS_TCP))
 				die("B: create_id");
@@ -345,7 +358,7 @@ static void run_b(FILE *in)
 			else
 				answer("ok");
 		} else if (!strncmp(line, "accept ", 7)) {
-			type = next_event(ch, TIMEOUT_MS, &req, NULL);
+			type = next_event(ch, TIMEOUT_MS, &req);
 			if (type != RDMA_CM_EVENT_CONNECT_REQUEST) {
 				answer("request %s", event_name(type));
 				continue;
@@ -355,14 +368,10 @@ static void run_b(FILE *in)
 				answer("%s", err_name(errno));
 				rdma_reject(req, NULL, 0);
 			} else {
-				answer("%s", event_name(next_event(ch, TIMEOUT_MS, NULL, NULL)));
+				answer("%s", event_name(next_event(ch, TIMEOUT_MS, NULL)));
 			}
 		} else if (!strcmp(line, "own")) {
-			if (rdma_create_id(ch, &own.id, NULL, RDMA_PS_TCP))
-				die("B: create_id");
-			err = resolve(ch, own.id, sockaddr_of(peer_addr, PEER_PORT));
-			if (!err && make_qp(&own))
-				err = errno;
+			err = qp_to_peer(ch, &own);
 			if (err)
 				answer("%s", err_name(err));
 			else
@@ -386,7 +395,7 @@ static void run_peer(FILE *in)
 	static struct conn conns[PEER_CONNS];
 	struct rdma_conn_param p = { .responder_resources = 1, .initiator_depth = 1 };
 	struct rdma_cm_id *listener, *id;
-	int n = 0, i, type, status;
+	int n = 0, i, type;
 	char line[128];
 	struct ibv_wc wc;
 
@@ -406,7 +415,7 @@ static void run_peer(FILE *in)
 			exit(0);
 		}
 		clearerr(in);
-		type = next_event(ch, 100, &id, &status);
+		type = next_event(ch, 100, &id);
 		if (type == RDMA_CM_EVENT_CONNECT_REQUEST && n < PEER_CONNS) {
 			conns[n].id = id;
 			if (make_qp(&conns[n]) || post_recv(&conns[n]) || rdma_accept(id, &p))
@@ -577,6 +586,25 @@ static void start_case(const char *name, struct child *a, struct child *b,
 	snprintf(qpn, 16, "%u", qp ? (unsigned int)strtoul(qp, NULL, 0) : 0);
 }
 
+/*
+ * End a case in which B named A's QP: A's QP's state, and whether A's send
+ * reaches the peer ("<name> state", "<name> send", "<name> data").
+ */
+static void end_case(const char *name, struct child *a, struct child *b)
+{
+	char label[32], payload[32];
+
+	snprintf(label, sizeof(label), "%s state", name);
+	ask(a, label, "state");
+	snprintf(label, sizeof(label), "%s send", name);
+	snprintf(payload, sizeof(payload), "A-%s", name);
+	ask(a, label, "send %s", payload);
+	snprintf(label, sizeof(label), "%s data", name);
+	peer_got(label, payload);
+	end(b);
+	end(a);
+}
+
 int main(int argc, char **argv)
 {
 	struct child a, b;
@@ -604,11 +632,7 @@ int main(int argc, char **argv)
 	/* 1. B connects naming A's QP, which A has not connected. */
 	start_case("connect", &a, &b, qpn);
 	ask(&b, "connect attach", "connect %s", qpn);
-	ask(&a, "connect state", "state");
-	ask(&a, "connect send", "send A-connect");
-	peer_got("connect data", "A-connect");
-	end(&b);
-	end(&a);
+	end_case("connect", &a, &b);
 
 	/* 2. B accepts the peer's connection naming A's QP. */
 	start_case("accept", &a, &b, qpn);
@@ -616,11 +640,7 @@ int main(int argc, char **argv)
 	fprintf(peer.cmd, "connect\n");
 	fflush(peer.cmd);
 	ask(&b, "accept attach", "accept %s", qpn);
-	ask(&a, "accept state", "state");
-	ask(&a, "accept send", "send A-accept");
-	peer_got("accept data", "A-accept");
-	end(&b);
-	end(&a);
+	end_case("accept", &a, &b);
 
 	/* 3. B names A's QP while A's connection is up; then A's own second id. */
 	start_case("victim", &a, &b, qpn);
