@@ -66,19 +66,17 @@ static const char * const variant_name[] = {
 #define MT_OPS		2000		/* per thread */
 #define MT_REPS		21
 
-static struct rdma_cm_port_provider *module_provider;
-
 /* Install the provider that @v runs with (none for upstream, floor, combined). */
 static int use_variant(enum variant v)
 {
-	rdma_cm_unregister_port_provider(module_provider);
+	rdma_tcp_port_kunit_unregister();
 	rdma_cm_unregister_port_provider(&seed_port_provider);
 	rdma_cm_unregister_port_provider(&twin_port_provider);
 	switch (v) {
 	case MODULE:
 	case MODULE_NOIDR:
 		rdma_tcp_port_kunit_set_idr(v == MODULE);
-		return rdma_cm_register_port_provider(module_provider);
+		return rdma_tcp_port_kunit_register();
 	case SEED_C:
 		return rdma_cm_register_port_provider(&seed_port_provider);
 	case TWIN_C:
@@ -633,12 +631,6 @@ static void two_threads(struct kunit *test)
 	}
 }
 
-static int bench_init(struct kunit_suite *suite)
-{
-	module_provider = rdma_tcp_port_kunit_provider();
-	return 0;
-}
-
 /* Leave the kernel as it booted: the Rust provider registered, idr=1. */
 static void bench_exit(struct kunit_suite *suite)
 {
@@ -660,7 +652,6 @@ static struct kunit_case bench_cases[] = {
 
 static struct kunit_suite bench_suite = {
 	.name = "rdma_tcp_port_bench",
-	.suite_init = bench_init,
 	.suite_exit = bench_exit,
 	.test_cases = bench_cases,
 };

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the built-in Rust provider (src/rdma_tcp_port_main.rs) exports for the
- * KUnit suite only.
+ * What the built-in Rust provider exports for the KUnit suite, in test builds
+ * only (CONFIG_RDMA_TCP_PORT_KUNIT_TEST; src/sys/kunit.rs).
  */
 #ifndef _RDMA_TCP_PORT_KUNIT_H
 #define _RDMA_TCP_PORT_KUNIT_H
 
 #include <rdma/rdma_cm.h>
 
-/* The provider registered at boot, to take it away and bring it back. */
-struct rdma_cm_port_provider *rdma_tcp_port_kunit_provider(void);
+/* The provider registered at boot, whose operations a test provider may call. */
+const struct rdma_cm_port_provider *rdma_tcp_port_kunit_provider(void);
+/* Take that provider away from the rdma_cm, until it is registered again. */
+void rdma_tcp_port_kunit_unregister(void);
+/* Register it again: 0, or -EBUSY while a provider is registered. */
+int rdma_tcp_port_kunit_register(void);
 /* Set the module's idr parameter; returns its previous value. */
 bool rdma_tcp_port_kunit_set_idr(bool on);
 /* Set the module's reserve parameter ("all", "iwarp", "none"); 0 or -EINVAL. */

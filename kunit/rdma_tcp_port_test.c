@@ -294,7 +294,7 @@ static void creds_revert(struct kunit *test, struct test_creds *c)
  */
 static void provider_defaults(struct kunit *test)
 {
-	int ret = rdma_cm_register_port_provider(rdma_tcp_port_kunit_provider());
+	int ret = rdma_tcp_port_kunit_register();
 
 	KUNIT_EXPECT_TRUE_MSG(test, !ret || ret == -EBUSY,
 			      "registering the provider again: %pe",
@@ -739,15 +739,14 @@ static void upstream_without_provider(struct kunit *test)
 	static const struct ep_spec any4 = {
 		.addr = ANY4, .v6only = -1, .listen = true
 	};
-	struct rdma_cm_port_provider *prov = rdma_tcp_port_kunit_provider();
 	struct ep *tcp = ep_alloc(test, 1), *rdma = ep_alloc(test, 1);
 	int upstream, ours;
 
 	KUNIT_ASSERT_EQ(test, ep_open(test, &init_net, TCP, &any4, PORT, tcp), 0);
-	rdma_cm_unregister_port_provider(prov);
+	rdma_tcp_port_kunit_unregister();
 	upstream = ep_open(test, &init_net, RDMA, &any4, PORT, rdma);
 	ep_close(test, rdma);
-	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_provider(prov), 0);
+	KUNIT_ASSERT_EQ(test, rdma_tcp_port_kunit_register(), 0);
 	ours = ep_open(test, &init_net, RDMA, &any4, PORT, rdma);
 	ep_close(test, rdma);
 	ep_close(test, tcp);
@@ -755,7 +754,7 @@ static void upstream_without_provider(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, upstream, 0);
 	KUNIT_EXPECT_EQ(test, ours, -EADDRINUSE);
 	/* Only one provider at a time. */
-	KUNIT_EXPECT_EQ(test, rdma_cm_register_port_provider(prov), -EBUSY);
+	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_register(), -EBUSY);
 }
 
 static int declining_get_port(void *priv, struct rdma_cm_port_req *req,
@@ -799,7 +798,6 @@ static void registration_checks_ops(struct kunit *test)
 	static const struct ep_spec any4 = {
 		.addr = ANY4, .v6only = -1, .listen = true
 	};
-	struct rdma_cm_port_provider *ours = rdma_tcp_port_kunit_provider();
 	struct rdma_cm_port_provider bad = { .owner = THIS_MODULE };
 	struct rdma_cm_port_provider *other;
 	struct ep *tcp = ep_alloc(test, 1), *rdma = ep_alloc(test, 1);
@@ -813,7 +811,7 @@ static void registration_checks_ops(struct kunit *test)
 	bad.ops = &no_get;
 	KUNIT_EXPECT_EQ(test, rdma_cm_register_port_provider(&bad), -EINVAL);
 	/* None of them took the place of the registered provider. */
-	KUNIT_EXPECT_EQ(test, rdma_cm_register_port_provider(ours), -EBUSY);
+	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_register(), -EBUSY);
 
 	other = kunit_kzalloc(test, sizeof(*other), GFP_KERNEL);
 	calls = kunit_kzalloc(test, sizeof(*calls), GFP_KERNEL);
@@ -822,7 +820,7 @@ static void registration_checks_ops(struct kunit *test)
 	*other = (struct rdma_cm_port_provider) {
 		.ops = &declining, .owner = THIS_MODULE, .priv = calls,
 	};
-	rdma_cm_unregister_port_provider(ours);
+	rdma_tcp_port_kunit_unregister();
 	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_provider(other), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unregister_action,
 							other), 0);
@@ -883,25 +881,24 @@ static void reserve_policy(struct kunit *test)
 static void idr_flag_both_states(struct kunit *test)
 {
 	static const struct ep_spec any4 = { .addr = ANY4, .v6only = -1 };
-	struct rdma_cm_port_provider *prov = rdma_tcp_port_kunit_provider();
 	struct ep *held = ep_alloc(test, 1), *probe = ep_alloc(test, 1);
 	int with_idr, without_idr;
 	bool old;
 
 	old = rdma_tcp_port_kunit_set_idr(true);
 	KUNIT_ASSERT_EQ(test, ep_open(test, &init_net, RDMA, &any4, PORT, held), 0);
-	rdma_cm_unregister_port_provider(prov);
+	rdma_tcp_port_kunit_unregister();
 	with_idr = ep_open(test, &init_net, RDMA, &any4, PORT, probe);
 	ep_close(test, probe);
-	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_provider(prov), 0);
+	KUNIT_ASSERT_EQ(test, rdma_tcp_port_kunit_register(), 0);
 	ep_close(test, held);
 
 	rdma_tcp_port_kunit_set_idr(false);
 	KUNIT_ASSERT_EQ(test, ep_open(test, &init_net, RDMA, &any4, PORT, held), 0);
-	rdma_cm_unregister_port_provider(prov);
+	rdma_tcp_port_kunit_unregister();
 	without_idr = ep_open(test, &init_net, RDMA, &any4, PORT, probe);
 	ep_close(test, probe);
-	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_provider(prov), 0);
+	KUNIT_ASSERT_EQ(test, rdma_tcp_port_kunit_register(), 0);
 	/* Off, the host stack still holds the port. */
 	KUNIT_EXPECT_EQ(test, ep_open(test, &init_net, TCP, &any4, PORT, probe),
 			-EADDRINUSE);
@@ -986,7 +983,6 @@ static int fill_active(struct kunit *test, struct net *net, int ndst,
 
 static void active_side_ceiling(struct kunit *test)
 {
-	struct rdma_cm_port_provider *prov = rdma_tcp_port_kunit_provider();
 	struct rdma_cm_id **ids;
 	int ours, upstream, i;
 	struct net *net;
@@ -1006,13 +1002,13 @@ static void active_side_ceiling(struct kunit *test)
 	net_put(test, net);
 	KUNIT_EXPECT_EQ(test, percpu_counter_sum(&tcp_sockets_allocated), before);
 
-	rdma_cm_unregister_port_provider(prov);
+	rdma_tcp_port_kunit_unregister();
 	net = small_range_net(test, 40000, 40003);
 	upstream = fill_active(test, net, 3, ids, 64);
 	for (i = 0; i < upstream; i++)
 		id_destroy(test, ids[i]);
 	net_put(test, net);
-	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_provider(prov), 0);
+	KUNIT_ASSERT_EQ(test, rdma_tcp_port_kunit_register(), 0);
 
 	kunit_info(test, "active ids, 4 ports x 3 destinations: module %d, upstream %d\n",
 		   ours, upstream);
@@ -1069,18 +1065,17 @@ static void af_ib_keeps_the_table_rules(struct kunit *test)
 	static const struct ep_spec any4 = {
 		.addr = ANY4, .v6only = -1, .listen = true
 	};
-	struct rdma_cm_port_provider *prov = rdma_tcp_port_kunit_provider();
 	s64 before = percpu_counter_sum(&tcp_sockets_allocated);
 	struct ep *inet = ep_alloc(test, 1);
 	int upstream, ours, ib_second;
 	struct rdma_cm_id *ib;
 
-	rdma_cm_unregister_port_provider(prov);
+	rdma_tcp_port_kunit_unregister();
 	KUNIT_ASSERT_EQ(test, bind_af_ib(test, PORT, &ib), 0);
 	upstream = ep_open(test, &init_net, RDMA, &any4, PORT, inet);
 	ep_close(test, inet);
 	id_destroy(test, ib);
-	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_provider(prov), 0);
+	KUNIT_ASSERT_EQ(test, rdma_tcp_port_kunit_register(), 0);
 
 	KUNIT_ASSERT_EQ(test, bind_af_ib(test, PORT, &ib), 0);
 	ours = ep_open(test, &init_net, RDMA, &any4, PORT, inet);
@@ -1449,7 +1444,6 @@ static unsigned long slab_bytes(void)
  */
 static void soak(struct kunit *test)
 {
-	struct rdma_cm_port_provider *prov = rdma_tcp_port_kunit_provider();
 	s64 tcp = percpu_counter_sum(&tcp_sockets_allocated);
 	int inuse = sock_inuse_get(&init_net);
 	long upstream, ours;
@@ -1463,10 +1457,10 @@ static void soak(struct kunit *test)
 	/* Warm the caches and the quarantine: their growth is bounded. */
 	KUNIT_ASSERT_EQ(test, soak_run(test, SOAK_CYCLES / 10, PORT), 0);
 
-	rdma_cm_unregister_port_provider(prov);
+	rdma_tcp_port_kunit_unregister();
 	slab = slab_bytes();
 	upstream = soak_run(test, SOAK_CYCLES / 4, PORT + 1);
-	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_provider(prov), 0);
+	KUNIT_ASSERT_EQ(test, rdma_tcp_port_kunit_register(), 0);
 	KUNIT_ASSERT_EQ(test, upstream, 0);
 	upstream = (long)slab_bytes() - (long)slab;
 
@@ -1566,7 +1560,7 @@ static void join_without_held_port(struct kunit *test)
  */
 struct gate {
 	struct rdma_cm_port_provider prov;
-	struct rdma_cm_port_provider *real;
+	const struct rdma_cm_port_provider *real;
 	bool stop_get, stop_release;
 	struct completion entered, go;
 };
@@ -1623,7 +1617,7 @@ static struct gate *gate_install(struct kunit *test)
 	};
 	init_completion(&g->entered);
 	init_completion(&g->go);
-	rdma_cm_unregister_port_provider(g->real);
+	rdma_tcp_port_kunit_unregister();
 	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_provider(&g->prov), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unregister_action,
 							&g->prov), 0);
@@ -1778,7 +1772,6 @@ static void option_waits_for_release(struct kunit *test)
 {
 	static const struct ep_spec any4 = { .addr = ANY4, .v6only = -1 };
 	static const struct ep_spec lo4 = { .addr = LO4, .v6only = -1 };
-	struct rdma_cm_port_provider *real = rdma_tcp_port_kunit_provider();
 	struct ep *old = ep_alloc(test, 1), *tcp = ep_alloc(test, 1);
 	struct rdma_cm_id *id;
 	struct call *bind, *opt;
@@ -1787,9 +1780,9 @@ static void option_waits_for_release(struct kunit *test)
 	bool waited;
 
 	rdma_tcp_port_kunit_set_idr(true);
-	rdma_cm_unregister_port_provider(real);
+	rdma_tcp_port_kunit_unregister();
 	KUNIT_ASSERT_EQ(test, ep_open(test, &init_net, RDMA, &any4, PORT, old), 0);
-	KUNIT_ASSERT_EQ(test, rdma_cm_register_port_provider(real), 0);
+	KUNIT_ASSERT_EQ(test, rdma_tcp_port_kunit_register(), 0);
 	g = gate_install(test);
 	g->stop_release = true;
 

@@ -5,11 +5,30 @@
 # of this checkout) and hooks it into the tree, then the cover letter with
 # its subject and text kept and its shortlog and diffstat made again.
 # Dates are fixed, so the same inputs give the same bytes.
-# Usage: series.sh <project dir> <linux-source tarball>
+# Usage: series.sh <project dir> <linux-source tarball> [stamp]
+# With a stamp file, it runs only if its inputs differ from those the stamp
+# records (their contents, and the tarball's size and time, as make would
+# see it), and then records them: the stamp's time is the series' last
+# change, for make.
 set -euo pipefail
 
-project=$(cd "$1" && pwd) tarball=$2
+project=$(cd "$1" && pwd) tarball=$2 stamp=${3:-}
 P=$project/patches
+
+# Every file this script reads, by content, and the tarball, whose
+# contents a new Debian upload changes along with its size and time.
+inputs() {
+	(
+		cd "$project"
+		shopt -s nullglob
+		sha256sum scripts/series.sh Kconfig Kbuild patches/* src/Kbuild src/*.rs \
+			src/sys/*.rs kunit/Kbuild kunit/*.[ch] bench/Kbuild bench/*.[ch]
+	)
+	stat -L -c 'tarball %s %Y' "$tarball"
+}
+if [[ -n $stamp && -f $stamp ]] && inputs | cmp -s - "$stamp"; then
+	exit 0
+fi
 author='Seed 1dd1289b maintainers'
 email='maintainers@users.noreply.a-seed-1dd1289b.example'
 when='2026-12-04T12:00:00+0000'
@@ -98,3 +117,7 @@ PY
 rm -f "$P"/0*.patch
 cp "$work"/out/*.patch "$P/"
 (cd "$work/out" && ls 0*.patch | grep -v '^0000-') > "$P/series"
+if [[ -n $stamp ]]; then
+	mkdir -p "$(dirname "$stamp")"
+	inputs > "$stamp"
+fi

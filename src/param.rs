@@ -28,7 +28,7 @@ pub(crate) fn idr() -> bool {
 }
 
 /// Sets `idr`, returning its previous value (for the KUnit suite).
-#[cfg(not(MODULE))]
+#[cfg(CONFIG_RDMA_TCP_PORT_KUNIT_TEST)]
 pub(crate) fn set_idr(on: bool) -> bool {
     IDR.swap(on, Ordering::Relaxed)
 }

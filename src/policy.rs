@@ -3,10 +3,13 @@
 #![forbid(unsafe_code)]
 
 //! Decisions that need no kernel: address parsing, the rdma_cm's 4-tuple
-//! rule for sharing active-side ports, and which ids the provider serves.
+//! rule for sharing active-side ports, which ids the provider serves, and
+//! how often a refusal is logged.
 //!
 //! This file is built into the kernel module and, unchanged, into the host
 //! crate `crates/policy`, where `cargo test` checks it. It uses `core` only.
+
+use core::sync::atomic::{AtomicI64, AtomicU32, Ordering};
 
 /// `AF_INET`, as Linux numbers it.
 pub const AF_INET: u16 = 2;
@@ -303,4 +306,70 @@ pub fn write_uint(buf: &mut [u8], n: u32) -> usize {
     }
     out[len] = b'\n';
     len + 1
+}
+
+/// A ratelimit of the module's own for its messages about refused callers,
+/// who retry in a loop: `__ratelimit()`'s rule with the defaults of
+/// `DEFINE_RATELIMIT_STATE()`, at most [`Ratelimit::BURST`] messages per
+/// [`Ratelimit::INTERVAL_MS`], then the count of those held back.
+/// (`printk_ratelimit()` shares one state with every caller in the kernel,
+/// which `printk.h` asks not to use; 6.12's kernel crate has no ratelimited
+/// print.) Lock-free: callers racing at the turn of an interval may let a
+/// message or two more through, never fewer.
+pub struct Ratelimit {
+    /// When the interval began, in ms of a monotonic clock; `i64::MIN`
+    /// before the first message.
+    begin: AtomicI64,
+    /// Messages let through in this interval.
+    printed: AtomicU32,
+    /// Messages held back since the last one let through.
+    missed: AtomicU32,
+}
+
+impl Ratelimit {
+    /// `DEFAULT_RATELIMIT_INTERVAL`: 5 s.
+    pub const INTERVAL_MS: i64 = 5000;
+    /// `DEFAULT_RATELIMIT_BURST`.
+    pub const BURST: u32 = 10;
+
+    /// A ratelimit that lets the first message through.
+    pub const fn new() -> Self {
+        Self {
+            begin: AtomicI64::new(i64::MIN),
+            printed: AtomicU32::new(0),
+            missed: AtomicU32::new(0),
+        }
+    }
+
+    /// Whether a message may be logged at `now_ms` (a monotonic clock):
+    /// `Some(n)` if so, `n` the messages held back before it; `None` if not.
+    pub fn allow(&self, now_ms: i64) -> Option<u32> {
+        let begin = self.begin.load(Ordering::Relaxed);
+        if now_ms.saturating_sub(begin) >= Self::INTERVAL_MS
+            && self
+                .begin
+                .compare_exchange(begin, now_ms, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            self.printed.store(0, Ordering::Relaxed);
+        }
+        let under_burst = self
+            .printed
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                (n < Self::BURST).then_some(n + 1)
+            })
+            .is_ok();
+        if under_burst {
+            Some(self.missed.swap(0, Ordering::Relaxed))
+        } else {
+            self.missed.fetch_add(1, Ordering::Relaxed);
+            None
+        }
+    }
+}
+
+impl Default for Ratelimit {
+    fn default() -> Self {
+        Self::new()
+    }
 }

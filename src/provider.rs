@@ -10,19 +10,35 @@ use core::sync::atomic::{AtomicBool, Ordering};
 
 use kernel::prelude::*;
 use kernel::sync::Mutex;
+use kernel::time::Ktime;
 
 use crate::active::ActivePorts;
 use crate::caller::Caller;
 use crate::limit::Tally;
 use crate::param;
-use crate::policy::{self, SockAddr, Tuple, SOCKADDR_IN6_LEN};
+use crate::policy::{self, Ratelimit, SockAddr, Tuple, SOCKADDR_IN6_LEN};
 use crate::ports::{self, Pick, Ports};
 use crate::sys::errno;
 use crate::sys::net::Net;
 use crate::sys::port_provider::{PortProvider, PortRequest};
 use crate::sys::socket::{Reuse, TcpSocket};
-use crate::sys::task;
 use crate::sys::ucount::PortCharge;
+
+/// Messages about refused callers, who retry in a loop.
+static REFUSALS: Ratelimit = Ratelimit::new();
+
+/// Whether a message about a refused caller may be logged now; the first
+/// after some were held back says how many.
+fn may_log_refusal() -> bool {
+    match REFUSALS.allow(Ktime::ktime_get().to_ms()) {
+        None => false,
+        Some(0) => true,
+        Some(held) => {
+            pr_info!("{} messages about refused callers suppressed\n", held);
+            true
+        }
+    }
+}
 
 /// The provider's state, owned by its registration.
 #[pin_data]
@@ -168,7 +184,7 @@ impl<'a> Claim<'a> {
         let b = &mut *guard;
         let charged = b.tally.charge(caller.uid, net.key(), cap, exempt);
         if let (Err(e), Some(cap)) = (&charged, cap) {
-            if *e == EMFILE && task::ratelimit() {
+            if *e == EMFILE && may_log_refusal() {
                 pr_info!(
                     concat!(
                         "uid {} refused a port (EMFILE): at its cap of {} in this namespace ",
@@ -213,7 +229,7 @@ impl<'a> Claim<'a> {
         if let Some(charge) = PortCharge::current() {
             return Ok(charge);
         }
-        if task::ratelimit() {
+        if may_log_refusal() {
             pr_info!(
                 concat!(
                     "uid {} refused a port (EMFILE): at user.max_rdma_tcp_ports, its own ",

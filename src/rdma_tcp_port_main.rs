@@ -56,8 +56,8 @@ impl kernel::Module for RdmaTcpPort {
     fn init(module: &'static ThisModule) -> Result<Self> {
         let registration =
             sys::port_provider::Registration::new(module, provider::Provider::new())?;
-        #[cfg(not(MODULE))]
-        sys::kunit::publish(registration.as_raw());
+        #[cfg(CONFIG_RDMA_TCP_PORT_KUNIT_TEST)]
+        registration.publish_built_in();
         pr_info!(
             concat!(
                 "RDMA_PS_TCP ports now come from the host TCP stack ",

@@ -1,29 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! What the built-in KUnit suite (`kunit/`) calls: the provider's C
-//! registration, which the suite unregisters and registers again, and
-//! setters for the parameters. Built in only, never in the module.
-
-use core::sync::atomic::{AtomicPtr, Ordering};
+//! What the KUnit suite (`kunit/`) calls, in test builds only
+//! (`CONFIG_RDMA_TCP_PORT_KUNIT_TEST`, which builds the provider in): the
+//! built-in provider taken away from the rdma_cm and given back through
+//! its registration, and setters for the parameters.
 
 use kernel::bindings;
+use kernel::error::from_result;
 use kernel::ffi::{c_char, c_int};
 use kernel::prelude::*;
 
+use super::port_provider;
 use crate::param;
 
-/// The built-in provider's registration, which lives as long as the kernel.
-static PROVIDER: AtomicPtr<bindings::rdma_cm_port_provider> = AtomicPtr::new(core::ptr::null_mut());
-
-/// Publishes the built-in provider's registration for the suite.
-pub(crate) fn publish(raw: *mut bindings::rdma_cm_port_provider) {
-    PROVIDER.store(raw, Ordering::Release);
+/// The built-in provider, whose operations a KUnit provider may call in
+/// its place; the suite registers and unregisters it only through
+/// `rdma_tcp_port_kunit_register()` and `_unregister()`.
+#[no_mangle]
+pub(crate) extern "C" fn rdma_tcp_port_kunit_provider() -> *const bindings::rdma_cm_port_provider {
+    port_provider::built_in()
 }
 
-/// The provider this kernel registered at boot, or NULL.
+/// Takes the built-in provider away from the rdma_cm, until
+/// `rdma_tcp_port_kunit_register()`.
 #[no_mangle]
-pub(crate) extern "C" fn rdma_tcp_port_kunit_provider() -> *mut bindings::rdma_cm_port_provider {
-    PROVIDER.load(Ordering::Acquire)
+pub(crate) extern "C" fn rdma_tcp_port_kunit_unregister() {
+    port_provider::unregister_built_in();
+}
+
+/// Gives the built-in provider back to the rdma_cm: 0, or `-EBUSY` while a
+/// provider (it, or one of the suite's) is registered.
+#[no_mangle]
+pub(crate) extern "C" fn rdma_tcp_port_kunit_register() -> c_int {
+    from_result(|| {
+        port_provider::register_built_in()?;
+        Ok(0)
+    })
 }
 
 /// Sets the `idr` parameter, returns the old value.
@@ -41,7 +53,7 @@ pub(crate) extern "C" fn rdma_tcp_port_kunit_set_idr(on: bool) -> bool {
 unsafe fn set_from_c(val: *const c_char, set: fn(&[u8]) -> Result) -> c_int {
     // SAFETY: the caller passes a NUL-terminated string.
     let val = unsafe { core::ffi::CStr::from_ptr(val.cast()) };
-    kernel::error::from_result(|| {
+    from_result(|| {
         set(val.to_bytes())?;
         Ok(0)
     })

@@ -13,10 +13,10 @@
 //! - `ucount`: a held port counted against its user across user namespaces;
 //! - `random`, `errno`: what the kernel crate of 6.12 lacks;
 //! - `param`: module parameters, a stopgap until `module!` has them;
-//! - `kunit`: what the built-in KUnit suite calls (not in the module).
+//! - `kunit`: what the KUnit suite calls (test builds only).
 
 pub(crate) mod errno;
-#[cfg(not(MODULE))]
+#[cfg(CONFIG_RDMA_TCP_PORT_KUNIT_TEST)]
 pub(crate) mod kunit;
 pub(crate) mod net;
 pub(crate) mod param;

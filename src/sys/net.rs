@@ -58,7 +58,9 @@ impl Net<'_> {
         // SAFETY: the namespace is live (type invariant); the sysctl writes
         // the range as one word, read with `READ_ONCE` in C.
         let range = unsafe {
-            core::ptr::read_volatile(&raw const (*self.as_ptr()).ipv4.ip_local_ports.range)
+            core::ptr::read_volatile(core::ptr::addr_of!(
+                (*self.as_ptr()).ipv4.ip_local_ports.range
+            ))
         };
         (range as u16, (range >> 16) as u16)
     }
@@ -70,7 +72,9 @@ impl Net<'_> {
         {
             // SAFETY: the namespace is live; read with `READ_ONCE` in C.
             let start = unsafe {
-                core::ptr::read_volatile(&raw const (*self.as_ptr()).ipv4.sysctl_ip_prot_sock)
+                core::ptr::read_volatile(core::ptr::addr_of!(
+                    (*self.as_ptr()).ipv4.sysctl_ip_prot_sock
+                ))
             };
             u32::try_from(start).unwrap_or(0)
         }

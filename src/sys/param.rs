@@ -85,7 +85,7 @@ const fn this_module() -> *mut bindings::module {
     {
         // Taking the address of an extern static needs no `unsafe`;
         // `Opaque<T>` has the layout of `T`.
-        (&raw mut __this_module).cast()
+        core::ptr::addr_of_mut!(__this_module).cast()
     }
     #[cfg(not(MODULE))]
     {

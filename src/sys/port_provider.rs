@@ -8,6 +8,10 @@
 use core::marker::PhantomData;
 use core::mem::size_of;
 use core::mem::ManuallyDrop;
+#[cfg(CONFIG_RDMA_TCP_PORT_KUNIT_TEST)]
+use core::ptr;
+#[cfg(CONFIG_RDMA_TCP_PORT_KUNIT_TEST)]
+use core::sync::atomic::{AtomicPtr, Ordering};
 
 use kernel::bindings;
 use kernel::build_error;
@@ -197,8 +201,10 @@ struct Inner<T: PortProvider> {
 /// # Invariants
 ///
 /// `inner.raw` is registered with the rdma_cm, with `inner.provider` as its
-/// context, until drop; `inner` is freed only when no operation can run
-/// any more (see `Drop`), else it is left allocated.
+/// context, from `new()` until drop, but while the KUnit suite has taken it
+/// away (test builds, from [`unregister_built_in`] to [`register_built_in`]);
+/// `inner` is freed only when no operation can run any more (see `Drop`),
+/// else it is left allocated.
 pub(crate) struct Registration<T: PortProvider> {
     inner: ManuallyDrop<Pin<KBox<Inner<T>>>>,
     module: &'static ThisModule,
@@ -210,8 +216,8 @@ pub(crate) struct Registration<T: PortProvider> {
 // with, any thread (the module's instance is, by `kernel::Module`).
 unsafe impl<T: PortProvider> Send for Registration<T> {}
 
-// SAFETY: as for `Send`: `&Registration` offers only `as_raw()`, whose
-// pointer the caller may use only as the rdma_cm's API allows.
+// SAFETY: as for `Send`: `&Registration` changes nothing (test builds may
+// publish its address, which the rdma_cm's own locks then guard).
 unsafe impl<T: PortProvider> Sync for Registration<T> {}
 
 impl<T: PortProvider> Registration<T> {
@@ -248,13 +254,59 @@ impl<T: PortProvider> Registration<T> {
             module,
         })
     }
+}
 
-    /// The C registration, for the built-in KUnit suite, which unregisters
-    /// and registers it again.
-    #[cfg(not(MODULE))]
-    pub(crate) fn as_raw(&self) -> *mut bindings::rdma_cm_port_provider {
-        self.inner.raw.get()
+/// Test builds: the built-in provider's C registration, which the KUnit
+/// suite takes away from the rdma_cm and brings back; NULL until
+/// [`Registration::publish_built_in`].
+#[cfg(CONFIG_RDMA_TCP_PORT_KUNIT_TEST)]
+static BUILT_IN: AtomicPtr<bindings::rdma_cm_port_provider> = AtomicPtr::new(ptr::null_mut());
+
+#[cfg(CONFIG_RDMA_TCP_PORT_KUNIT_TEST)]
+impl<T: PortProvider> Registration<T> {
+    /// Test builds: lets the KUnit suite take this provider away from the
+    /// rdma_cm and bring it back. Only a built-in registration is
+    /// published: having no module to count its users with, it is never
+    /// freed (see `idle()`), so it outlives any use the suite makes of it.
+    pub(crate) fn publish_built_in(&self) {
+        if self.module.as_ptr().is_null() {
+            BUILT_IN.store(self.inner.raw.get(), Ordering::Release);
+        }
     }
+}
+
+/// Test builds: the built-in provider's C registration, whose operations a
+/// KUnit provider may call in its place (NULL if none was published).
+#[cfg(CONFIG_RDMA_TCP_PORT_KUNIT_TEST)]
+pub(crate) fn built_in() -> *const bindings::rdma_cm_port_provider {
+    BUILT_IN.load(Ordering::Acquire)
+}
+
+/// Test builds: takes the built-in provider away from the rdma_cm: ids
+/// bound from now on take the rdma_cm's own ports, and the ports it holds
+/// stay held, until [`register_built_in`].
+#[cfg(CONFIG_RDMA_TCP_PORT_KUNIT_TEST)]
+pub(crate) fn unregister_built_in() {
+    let raw = BUILT_IN.load(Ordering::Acquire);
+    if !raw.is_null() {
+        // SAFETY: a published registration is never freed; unregistering
+        // one that is not registered changes nothing.
+        unsafe { bindings::rdma_cm_unregister_port_provider(raw) };
+    }
+}
+
+/// Test builds: gives the built-in provider back to the rdma_cm: `EBUSY`
+/// while a provider (it, or one of the suite's) is registered, `ENODEV` if
+/// none was published.
+#[cfg(CONFIG_RDMA_TCP_PORT_KUNIT_TEST)]
+pub(crate) fn register_built_in() -> Result {
+    let raw = BUILT_IN.load(Ordering::Acquire);
+    if raw.is_null() {
+        return Err(ENODEV);
+    }
+    // SAFETY: a published registration, and the context it names, are
+    // never freed: they stay pinned at their address for the rdma_cm.
+    to_result(unsafe { bindings::rdma_cm_register_port_provider(raw) })
 }
 
 impl<T: PortProvider> Registration<T> {
@@ -282,8 +334,8 @@ impl<T: PortProvider> Registration<T> {
 impl<T: PortProvider> Drop for Registration<T> {
     fn drop(&mut self) {
         // SAFETY: registered by new(); unregistering a provider that the
-        // KUnit suite unregistered already changes nothing. No new call
-        // starts once this returns.
+        // KUnit suite has taken away changes nothing. No new call starts
+        // once this returns.
         unsafe { bindings::rdma_cm_unregister_port_provider(self.inner.raw.get()) };
         if self.idle() {
             // SAFETY: no operation can run (see `idle()`), and `inner` is

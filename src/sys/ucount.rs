@@ -34,7 +34,7 @@ impl PortCharge {
         // SAFETY: `current` is the running task; its own `cred` stays valid
         // while it runs, and holds its user namespace for the call.
         let ucounts = unsafe {
-            let cred = (*bindings::get_current()).cred;
+            let cred = (*super::task::current_ptr()).cred;
             bindings::inc_ucount((*cred).user_ns, (*cred).fsuid, PORTS)
         };
         // INVARIANT: a non-NULL result carries the counts and the reference.

@@ -22,3 +22,6 @@ mod ephemeral_tests;
 
 #[cfg(test)]
 mod shareable_tests;
+
+#[cfg(test)]
+mod ratelimit_tests;
