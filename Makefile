@@ -62,7 +62,7 @@ KUNIT_TOOLS = $(addprefix --make_options ,$(KTOOLS))
 KMAKE = $(MAKE) -C $(TREE) $(KTOOLS) CLIPPY=1 -j$(JOBS)
 
 .PHONY: all setup toolchain-check series series-check FORCE tree kernel module kunit kunit-all check \
-	fmt fmt-check msrv-check version-check clippy checkpatch host-test rust-analyzer clean vm-test vm-suite fault-plant \
+	fmt fmt-check msrv-check version-check doc-check clippy checkpatch host-test rust-analyzer clean vm-test vm-suite fault-plant \
 	demo bench bench-vm-kernel bench-profile deb-config deb deb-vm-test qp-control
 
 all: kernel module
@@ -316,6 +316,12 @@ msrv-check:
 	fi
 	@echo "msrv-check: no syntax newer than rustc 1.78"
 
+# The module's Documentation/ page parses and is in its toctree; the make
+# targets and repository paths that README.md and docs/ name exist.
+# Debian's python3, which python3-docutils serves (scripts/setup-host.sh).
+doc-check: tree
+	/usr/bin/python3 $(PROJECT)/scripts/doc-check.py $(PROJECT) $(TREE)
+
 # One version: the module's modinfo (and so its .deb) says the workspace's.
 version-check:
 	@v=$$(sed -n 's/^version = "\(.*\)"$$/\1/p' $(PROJECT)/Cargo.toml); \
@@ -345,7 +351,7 @@ rust-analyzer: kernel
 	cp $(KBUILD_X86)/rust-project.json $(PROJECT)/
 
 # The README's test command.
-check: setup fmt-check msrv-check version-check series-check host-test checkpatch
+check: setup fmt-check msrv-check version-check series-check host-test checkpatch doc-check
 	$(MAKE) kunit KUNIT_ARCH=um
 	$(MAKE) kunit KUNIT_ARCH=x86_64
 	$(MAKE) clippy

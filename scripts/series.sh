@@ -2,7 +2,8 @@
 # Regenerate patches/ from the checkout, so that src/ stays the one source
 # of the module: the C patches as they are, then the last patch, which adds
 # drivers/infiniband/rdma_tcp_port/ (Kconfig, Kbuild, src/, kunit/, bench/
-# of this checkout) and hooks it into the tree, then the cover letter with
+# of this checkout) and its page, Documentation/infiniband/rdma_tcp_port.rst
+# (docs/kernel/), and hooks both into the tree, then the cover letter with
 # its subject and text kept and its shortlog and diffstat made again.
 # Dates are fixed, so the same inputs give the same bytes.
 # Usage: series.sh <project dir> <linux-source tarball> [stamp]
@@ -22,7 +23,7 @@ inputs() {
 		cd "$project"
 		shopt -s nullglob
 		sha256sum scripts/series.sh Kconfig Kbuild patches/* src/Kbuild src/*.rs \
-			src/sys/*.rs kunit/Kbuild kunit/*.[ch] bench/Kbuild bench/*.[ch]
+			src/sys/*.rs kunit/Kbuild kunit/*.[ch] bench/Kbuild bench/*.[ch] docs/kernel/*.rst
 	)
 	stat -L -c 'tarball %s %Y' "$tarball"
 }
@@ -46,7 +47,8 @@ trap 'rm -rf "$work"' EXIT
 mkdir "$work/tree"
 cd "$work/tree"
 mapfile -t files < <(cd "$P" && sed -n 's|^+++ b/||p' "${cpatches[@]}" | sort -u)
-files+=(drivers/infiniband/Kconfig drivers/infiniband/Makefile MAINTAINERS)
+files+=(drivers/infiniband/Kconfig drivers/infiniband/Makefile MAINTAINERS
+	Documentation/infiniband/index.rst)
 tar -xf "$tarball" --strip-components=1 "${files[@]/#/linux-source-6.12/}"
 
 git init -q
@@ -68,6 +70,8 @@ cp "$project/src/Kbuild" "$project"/src/*.rs $d/src/
 cp "$project"/src/sys/*.rs $d/src/sys/
 cp "$project/kunit/Kbuild" "$project"/kunit/*.[ch] $d/kunit/
 cp "$project/bench/Kbuild" "$project"/bench/*.[ch] $d/bench/
+# Its page for the admin, next to the other InfiniBand pages.
+cp "$project/docs/kernel/rdma_tcp_port.rst" Documentation/infiniband/
 python3 - <<'PY'
 def edit(path, old, new):
     s = open(path).read()
@@ -82,6 +86,9 @@ edit('drivers/infiniband/Makefile',
      'obj-$(CONFIG_INFINIBAND)\t\t+= sw/\n',
      'obj-$(CONFIG_INFINIBAND)\t\t+= sw/\n'
      'obj-$(CONFIG_RDMA_TCP_PORT)\t\t+= rdma_tcp_port/\n')
+edit('Documentation/infiniband/index.rst',
+     '   opa_vnic\n',
+     '   opa_vnic\n   rdma_tcp_port\n')
 edit('MAINTAINERS',
      '\nRDS - RELIABLE DATAGRAM SOCKETS\n',
      '\nRDMA_TCP_PORT - RDMA_PS_TCP PORTS IN THE HOST TCP PORT SPACE\n'
@@ -89,6 +96,7 @@ edit('MAINTAINERS',
      'L:\tlinux-rdma@vger.kernel.org\n'
      'L:\trust-for-linux@vger.kernel.org\n'
      'S:\tMaintained\n'
+     'F:\tDocumentation/infiniband/rdma_tcp_port.rst\n'
      'F:\tdrivers/infiniband/rdma_tcp_port/\n'
      '\nRDS - RELIABLE DATAGRAM SOCKETS\n')
 PY

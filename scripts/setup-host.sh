@@ -19,6 +19,8 @@ APT_PACKAGES=(
 	libelf-dev libssl-dev
 	"clang-$LLVM_VERSION" "lld-$LLVM_VERSION" "llvm-$LLVM_VERSION" "libclang-$LLVM_VERSION-dev"
 	python3 python3-pip
+	# make doc-check parses the module's Documentation/ page
+	python3-docutils
 	qemu-system-x86
 	iproute2 rdma-core rdmacm-utils ibverbs-utils perftest iperf nvme-cli linux-perf
 	# newuidmap and newgidmap: the limit suite maps subordinate uids
