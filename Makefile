@@ -336,8 +336,7 @@ checkpatch: tree
 	cd $(TREE) && ./scripts/checkpatch.pl --strict --no-tree -q --ignore UNKNOWN_COMMIT_ID \
 		$(addprefix $(PROJECT)/patches/,$(shell grep -v '^#' $(PROJECT)/patches/series))
 	cd $(TREE) && ./scripts/checkpatch.pl --strict --no-tree -q \
-		-f $(PROJECT)/kunit/rdma_tcp_port_test.c \
-		$(PROJECT)/kunit/rdma_tcp_port_kunit.h \
+		-f $(wildcard $(PROJECT)/kunit/*.[ch]) \
 		$(PROJECT)/bench/rdma_tcp_port_bench.c \
 		$(PROJECT)/bench/seed_provider.c $(PROJECT)/bench/seed_provider.h
 	bash $(PROJECT)/scripts/kernel-doc-check.sh $(PROJECT) $(TREE) $(KSRC_TAR)

@@ -3,10 +3,11 @@
 # lockdep, KASAN, a WARN or BUG, or a Rust panic fail it even when every
 # test case passed. Usage: check-kunit-log.sh <kernel log>
 #
-# One warning is the test's own: join_other_namespace announces it
-# ("a WARNING from iw_cm_may_join_port() follows") and the suite must then
-# produce it, once, from iw_cm_may_join_port(); that report is set aside,
-# and its absence fails the run as any other report would.
+# One warning is the test's own: join_other_namespace (suite
+# rdma_tcp_port_ports, kunit/ports_test.c) announces it ("a WARNING from
+# iw_cm_may_join_port() follows") and the suite must then produce it, once,
+# from iw_cm_may_join_port(); that report is set aside, and its absence
+# fails the run as any other report would.
 set -euo pipefail
 log=$1
 [ -s "$log" ] || { echo "check-kunit-log: no log at $log" >&2; exit 1; }
