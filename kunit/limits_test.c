@@ -59,67 +59,127 @@ static int fill_ids(struct kunit *test, struct net *net, struct ep *eps,
 	return n;
 }
 
+/* A namespace whose ephemeral range is 100 ports: 5 % of it is 5. */
+static struct net *range100_net(struct kunit *test)
+{
+	return rtp_small_range_net(test, 40000, 40099);
+}
+
+/* As uid 4242 without CAP_NET_ADMIN, bind up to 16 ids in @net. */
+static int user_fill(struct kunit *test, struct net *net, int *err)
+{
+	struct test_creds *user = become_user(test, 4242, 1024);
+	int n = fill_ids(test, net, rtp_ep_alloc(test, 16), 16, err);
+
+	become_root(test, user);
+	return n;
+}
+
 /*
  * The per-user cap: 5 % of a 100-port range is 5 ports for a user without
- * CAP_NET_ADMIN, and never more than its RLIMIT_NOFILE in all; then EMFILE.
- * TCP sockets and a CAP_NET_ADMIN caller are not held back, and destroyed
- * ids give their count back.
+ * CAP_NET_ADMIN; then EMFILE.
  */
 static void user_cap(struct kunit *test)
 {
-	static const struct ep_spec any4 = { .addr = ANY4, .v6only = -1 };
-	struct net *net = rtp_small_range_net(test, 40000, 40099);
-	int n, n2, nfile, err, err2, errf, errn, i;
-	struct ep *eps, *tcp, *root;
-	struct test_creds *user;
+	int n, err;
 
-	eps = rtp_ep_alloc(test, 16);
-	tcp = rtp_ep_alloc(test, 1);
-	root = rtp_ep_alloc(test, 1);
-	KUNIT_ASSERT_EQ(test, rdma_tcp_port_kunit_set_user_share("5"), 0);
-
-	user = become_user(test, 4242, 1024);
-	n = fill_ids(test, net, eps, 16, &err);
-	/* The user's TCP sockets are not held back by its RDMA ids. */
-	KUNIT_EXPECT_EQ(test, rtp_ep_open(test, net, TCP, &any4, 0, tcp), 0);
-	rtp_ep_close(test, tcp);
-	/* A lower RLIMIT_NOFILE: nothing more, in any namespace. */
-	WRITE_ONCE(current->signal->rlim[RLIMIT_NOFILE].rlim_cur, 3);
-	errf = rtp_ep_open(test, &init_net, RDMA, &any4, 0, tcp);
-	rtp_ep_close(test, tcp);
-	WRITE_ONCE(current->signal->rlim[RLIMIT_NOFILE].rlim_cur, 1024);
-	become_root(test, user);
-
-	/* CAP_NET_ADMIN over the namespace: not capped. */
-	KUNIT_EXPECT_EQ(test, rtp_ep_open(test, net, RDMA, &any4, 0, root), 0);
-	rtp_ep_close(test, root);
-
-	for (i = 0; i < n; i++)
-		rtp_ep_close(test, &eps[i]);
-	/* Destroyed ids are no longer counted. */
-	user = become_user(test, 4242, 1024);
-	n2 = fill_ids(test, net, eps, 16, &err2);
-	for (i = 0; i < n2; i++)
-		rtp_ep_close(test, &eps[i]);
-	/* user_share=0: no cap. */
-	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_set_user_share("0"), 0);
-	nfile = fill_ids(test, net, eps, 16, &errn);
-	for (i = 0; i < nfile; i++)
-		rtp_ep_close(test, &eps[i]);
-	become_root(test, user);
-	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_set_user_share("5"), 0);
-	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_set_user_share("101"), -EINVAL);
-	rtp_net_put(test, net);
-
+	n = user_fill(test, range100_net(test), &err);
 	kunit_info(test, "user without CAP_NET_ADMIN: %d ids in a 100-port range, then %pe\n",
 		   n, ERR_PTR(err));
 	KUNIT_EXPECT_EQ(test, n, 5);
 	KUNIT_EXPECT_EQ(test, err, -EMFILE);
-	KUNIT_EXPECT_EQ(test, n2, 5);
-	KUNIT_EXPECT_EQ(test, err2, -EMFILE);
-	KUNIT_EXPECT_EQ(test, errf, -EMFILE);
-	KUNIT_EXPECT_EQ(test, nfile, 16);
-	KUNIT_EXPECT_EQ(test, errn, 0);
+}
+
+/* The user's TCP sockets are not held back by its RDMA ids. */
+static void user_cap_leaves_tcp(struct kunit *test)
+{
+	static const struct ep_spec any4 = { .addr = ANY4, .v6only = -1 };
+	struct net *net = range100_net(test);
+	struct test_creds *user;
+	int err, ret;
+
+	KUNIT_ASSERT_EQ(test, user_fill(test, net, &err), 5);
+	user = become_user(test, 4242, 1024);
+	ret = rtp_ep_open(test, net, TCP, &any4, 0, rtp_ep_alloc(test, 1));
+	become_root(test, user);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+}
+
+/*
+ * Never more ports in all, over every namespace, than the RLIMIT_NOFILE:
+ * with 5 held in one namespace, a limit of 3 refuses one in another.
+ */
+static void user_cap_nofile(struct kunit *test)
+{
+	static const struct ep_spec any4 = { .addr = ANY4, .v6only = -1 };
+	struct test_creds *user;
+	int err, ret;
+
+	KUNIT_ASSERT_EQ(test, user_fill(test, range100_net(test), &err), 5);
+	user = become_user(test, 4242, 3);
+	ret = rtp_ep_open(test, &init_net, RDMA, &any4, 0, rtp_ep_alloc(test, 1));
+	become_root(test, user);
+	KUNIT_EXPECT_EQ(test, ret, -EMFILE);
+}
+
+/* CAP_NET_ADMIN over the namespace: not capped. */
+static void user_cap_exempts_net_admin(struct kunit *test)
+{
+	static const struct ep_spec any4 = { .addr = ANY4, .v6only = -1 };
+	struct net *net = range100_net(test);
+	int err;
+
+	KUNIT_ASSERT_EQ(test, user_fill(test, net, &err), 5);
+	KUNIT_EXPECT_EQ(test, rtp_ep_open(test, net, RDMA, &any4, 0,
+					  rtp_ep_alloc(test, 1)), 0);
+}
+
+/* Destroyed ids give their count back: the user binds 5 again. */
+static void user_cap_counts_live_ids(struct kunit *test)
+{
+	struct net *net = range100_net(test);
+	struct test_creds *user;
+	struct ep *eps;
+	int n, err, i;
+
+	user = become_user(test, 4242, 1024);
+	eps = rtp_ep_alloc(test, 16);
+	n = fill_ids(test, net, eps, 16, &err);
+	for (i = 0; i < n; i++)
+		rtp_ep_close(test, &eps[i]);
+	n = fill_ids(test, net, eps, 16, &err);
+	become_root(test, user);
+	KUNIT_EXPECT_EQ(test, n, 5);
+}
+
+/* user_share=0: no cap. */
+static void user_share_zero_no_cap(struct kunit *test)
+{
+	int n, err;
+
+	KUNIT_ASSERT_EQ(test, rdma_tcp_port_kunit_set_user_share("0"), 0);
+	n = user_fill(test, range100_net(test), &err);
+	KUNIT_EXPECT_EQ(test, n, 16);
+}
+
+static const char * const share_invalid[] = { "101", "-1", "5%", "", "1000" };
+
+static void share_desc(const char * const *val, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "user_share=\"%s\"", *val);
+}
+
+KUNIT_ARRAY_PARAM(share_invalid, share_invalid, share_desc);
+
+/* Anything but 0 to 100 is refused and changes nothing (0 stays). */
+static void user_share_refuses_invalid(struct kunit *test)
+{
+	const char * const *val = test->param_value;
+	int err;
+
+	KUNIT_ASSERT_EQ(test, rdma_tcp_port_kunit_set_user_share("0"), 0);
+	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_set_user_share(*val), -EINVAL);
+	KUNIT_EXPECT_EQ(test, user_fill(test, range100_net(test), &err), 16);
 }
 
 /* The ports charged to @uid of @ns, as user.max_rdma_tcp_ports counts them. */
@@ -178,164 +238,217 @@ static struct test_creds *become_in_ns(struct kunit *test,
 	return creds;
 }
 
-/*
- * user.max_rdma_tcp_ports of the initial user namespace (1411 by default)
- * caps a user below its user_share (5 of a 100-port range): at 3, three
- * ids, then EMFILE.  Each held port is charged to the user while its id
- * lives.  Root, with CAP_NET_ADMIN over the namespace, is exempt: it binds
- * past the limit, and is charged nothing.
- */
-static void person_cap_initial_limit(struct kunit *test)
+/* user.max_rdma_tcp_ports of the initial user namespace is 1411 by default. */
+static void person_limit_default(struct kunit *test)
 {
-	struct net *net = rtp_small_range_net(test, 40000, 40099);
-	struct ep *eps = rtp_ep_alloc(test, 8), *root = rtp_ep_alloc(test, 4);
-	long held, after, root_before, root_held, root_after;
-	int n, nroot, err, errroot, i;
-	struct test_creds *user;
-
 	KUNIT_EXPECT_EQ(test, init_user_ns.ucount_max[UCOUNT_RDMA_TCP_PORTS], 1411);
-	init_ports_max_set(test, 3);
-	user = become_user(test, 4242, 1024);
-	n = fill_ids(test, net, eps, 8, &err);
-	become_root(test, user);
-	held = ports_charged(&init_user_ns, 4242);
-	for (i = 0; i < n; i++)
-		rtp_ep_close(test, &eps[i]);
-	after = ports_charged(&init_user_ns, 4242);
-
-	root_before = ports_charged(&init_user_ns, 0);
-	nroot = fill_ids(test, net, root, 4, &errroot);
-	root_held = ports_charged(&init_user_ns, 0);
-	for (i = 0; i < nroot; i++)
-		rtp_ep_close(test, &root[i]);
-	root_after = ports_charged(&init_user_ns, 0);
-	rtp_net_put(test, net);
-
-	kunit_info(test, "uid 4242 at a limit of 3: %d ids, then %pe; %ld charged\n",
-		   n, ERR_PTR(err), held);
-	KUNIT_EXPECT_EQ(test, n, 3);
-	KUNIT_EXPECT_EQ(test, err, -EMFILE);
-	KUNIT_EXPECT_EQ(test, held, 3);
-	KUNIT_EXPECT_EQ(test, after, 0);
-	KUNIT_EXPECT_EQ(test, nroot, 4);
-	KUNIT_EXPECT_EQ(test, root_held, root_before);
-	KUNIT_EXPECT_EQ(test, root_after, root_before);
 }
 
 /*
- * One user's uids in a user namespace of its own count against that user:
- * three uids that uid 4242 maps hold 4 ports in all at an initial limit of
- * 4, though each is below its own user_share (5 of a 100-port range).  The
- * user namespace's own limit, lower, applies to each uid in it: 2 each.
+ * That limit caps a user below its user_share (5 of a 100-port range): at
+ * 3, three ids, then EMFILE.
  */
-static void person_cap_subordinate_uids(struct kunit *test)
+static void person_cap_initial_limit(struct kunit *test)
 {
-	struct net *net = rtp_small_range_net(test, 40000, 40099);
+	int n, err;
+
+	init_ports_max_set(test, 3);
+	n = user_fill(test, range100_net(test), &err);
+	kunit_info(test, "uid 4242 at a limit of 3: %d ids, then %pe\n",
+		   n, ERR_PTR(err));
+	KUNIT_EXPECT_EQ(test, n, 3);
+	KUNIT_EXPECT_EQ(test, err, -EMFILE);
+}
+
+/* Root, with CAP_NET_ADMIN over the namespace, binds past the limit ... */
+static void person_cap_exempts_net_admin(struct kunit *test)
+{
+	int err;
+
+	init_ports_max_set(test, 3);
+	KUNIT_EXPECT_EQ(test, fill_ids(test, range100_net(test),
+				       rtp_ep_alloc(test, 4), 4, &err), 4);
+}
+
+/* ... and is charged nothing. */
+static void person_charges_net_admin_nothing(struct kunit *test)
+{
+	long before = ports_charged(&init_user_ns, 0);
+	int err;
+
+	KUNIT_ASSERT_EQ(test, fill_ids(test, range100_net(test),
+				       rtp_ep_alloc(test, 4), 4, &err), 4);
+	KUNIT_EXPECT_EQ(test, ports_charged(&init_user_ns, 0), before);
+}
+
+/*
+ * Binds as each of three uids that uid 4242 maps in a user namespace of
+ * its own, whose user.max_rdma_tcp_ports is @ns_max, up to 8 ids each.
+ * Returns how many bound in all; *@err is the errno each uid met last, or
+ * the first that was not EMFILE; *@held, the ports charged to uid 4242.
+ */
+static int fill_subordinates(struct kunit *test, struct net *net, long ns_max,
+			     int *err, long *held)
+{
 	const int per_uid = 8, nuids = 3;
 	struct ep *eps = rtp_ep_alloc(test, per_uid * nuids);
-	int n[2] = { 0, 0 }, err[2][3], round, i, j, got;
 	struct test_creds *owner, *sub;
 	struct user_namespace *ns;
-	long held[2], after;
+	int n = 0, i, e;
 
-	init_ports_max_set(test, 4);
 	owner = rtp_creds_prepare(test);
 	owner->cred->uid = KUIDT_INIT(4242);
 	owner->cred->euid = owner->cred->uid;
 	owner->cred->fsuid = owner->cred->uid;
 	KUNIT_ASSERT_EQ(test, create_user_ns(owner->cred), 0);
 	ns = owner->cred->user_ns;
+	WRITE_ONCE(ns->ucount_max[UCOUNT_RDMA_TCP_PORTS], ns_max);
 
-	for (round = 0; round < 2; round++) {
-		if (round == 1) {
-			WRITE_ONCE(init_user_ns.ucount_max[UCOUNT_RDMA_TCP_PORTS], 1411);
-			WRITE_ONCE(ns->ucount_max[UCOUNT_RDMA_TCP_PORTS], 2);
-		}
-		for (i = 0; i < nuids; i++) {
-			sub = become_in_ns(test, ns, 100000 + i);
-			got = fill_ids(test, net, &eps[i * per_uid], per_uid,
-				       &err[round][i]);
-			become_root(test, sub);
-			n[round] += got;
-		}
-		held[round] = ports_charged(&init_user_ns, 4242);
-		for (j = 0; j < per_uid * nuids; j++)
-			rtp_ep_close(test, &eps[j]);
+	*err = -EMFILE;
+	for (i = 0; i < nuids; i++) {
+		sub = become_in_ns(test, ns, 100000 + i);
+		n += fill_ids(test, net, &eps[i * per_uid], per_uid, &e);
+		become_root(test, sub);
+		if (e != -EMFILE && *err == -EMFILE)
+			*err = e;
 	}
-	after = ports_charged(&init_user_ns, 4242);
-	rtp_net_put(test, net);
-
-	kunit_info(test, "3 uids of uid 4242: %d ids at its limit of 4, %d at 2 each in its namespace\n",
-		   n[0], n[1]);
-	KUNIT_EXPECT_EQ(test, n[0], 4);
-	KUNIT_EXPECT_EQ(test, held[0], 4);
-	KUNIT_EXPECT_EQ(test, n[1], 6);
-	KUNIT_EXPECT_EQ(test, held[1], 6);
-	for (round = 0; round < 2; round++)
-		for (i = 0; i < nuids; i++)
-			KUNIT_EXPECT_EQ(test, err[round][i], -EMFILE);
-	KUNIT_EXPECT_EQ(test, after, 0);
+	*held = ports_charged(&init_user_ns, 4242);
+	return n;
 }
 
 /*
- * The charge follows the held socket on every path KUnit reaches: port 0,
- * an explicit IPv6 port, reuse and listen, a bind and a listen that fail;
- * and user_share=0 (no cap) charges nothing.
+ * One user's uids in a user namespace of its own count against that user:
+ * three uids that uid 4242 maps hold 4 ports in all at an initial limit of
+ * 4, though each is below its own user_share (5 of a 100-port range).
  */
-static void person_charge_balanced(struct kunit *test)
+static void person_cap_counts_subordinate_uids(struct kunit *test)
 {
-	static const struct ep_spec any4 = { .addr = ANY4, .v6only = -1 };
-	static const struct ep_spec any6 = { .addr = ANY6, .v6only = 1 };
+	int n, err;
+	long held;
+
+	init_ports_max_set(test, 4);
+	n = fill_subordinates(test, range100_net(test), 1411, &err, &held);
+	kunit_info(test, "3 uids of uid 4242: %d ids at its limit of 4\n", n);
+	KUNIT_EXPECT_EQ(test, n, 4);
+	KUNIT_EXPECT_EQ(test, err, -EMFILE);
+}
+
+/* Their ports are charged to that user. */
+static void person_charges_the_owner(struct kunit *test)
+{
+	int err;
+	long held;
+
+	init_ports_max_set(test, 4);
+	fill_subordinates(test, range100_net(test), 1411, &err, &held);
+	KUNIT_EXPECT_EQ(test, held, 4);
+}
+
+/* The user namespace's own limit, lower, applies to each uid in it: 2 each. */
+static void person_cap_user_ns_limit(struct kunit *test)
+{
+	int n, err;
+	long held;
+
+	n = fill_subordinates(test, range100_net(test), 2, &err, &held);
+	KUNIT_EXPECT_EQ(test, n, 6);
+	KUNIT_EXPECT_EQ(test, err, -EMFILE);
+}
+
+/* One path by which an id may hold a port, and what it is charged. */
+struct charge_case {
+	const char *name;
+	struct ep_spec spec;
+	u16 port;
+	int ret;
+	long charged;
+};
+
+/* PORT has a TCP listener with SO_REUSEADDR: what a bind there meets. */
+static const struct charge_case charge_cases[] = {
+	{ "port 0", { .addr = ANY4, .v6only = -1 }, 0, 0, 1 },
+	{ "IPv6 port", { .addr = ANY6, .v6only = 1 }, PORT + 1, 0, 1 },
+	{ "reuse and listen",
+	  { .addr = ANY4, .reuse = true, .v6only = -1, .listen = true },
+	  PORT + 2, 0, 1 },
+	{ "refused", { .addr = ANY4, .v6only = -1 }, PORT, -EADDRINUSE, 0 },
+	{ "refused, reuse and listen",
+	  { .addr = ANY4, .reuse = true, .v6only = -1, .listen = true },
+	  PORT, -EADDRINUSE, 0 },
+};
+
+static void charge_case_desc(const struct charge_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(charge, charge_cases, charge_case_desc);
+
+/*
+ * The charge follows the held socket on every path KUnit reaches: one
+ * port while the id holds it, none once it is destroyed or refused.
+ */
+static void person_charge_follows_socket(struct kunit *test)
+{
 	static const struct ep_spec reuse_listen = {
 		.addr = ANY4, .reuse = true, .v6only = -1, .listen = true
 	};
-	struct ep *eps = rtp_ep_alloc(test, 4), *tcp = rtp_ep_alloc(test, 1);
+	const struct charge_case *c = test->param_value;
+	struct ep *rdma = rtp_ep_alloc(test, 1);
+	long before, held, after;
 	struct test_creds *user;
-	int ret[6], i;
-	long c[7];
+	int ret;
 
-	KUNIT_ASSERT_EQ(test, rtp_ep_open(test, &init_net, TCP, &reuse_listen, PORT, tcp), 0);
+	KUNIT_ASSERT_EQ(test, rtp_ep_open(test, &init_net, TCP, &reuse_listen, PORT,
+					  rtp_ep_alloc(test, 1)), 0);
+	before = ports_charged(&init_user_ns, 4243);
 	user = become_user(test, 4243, 1024);
-	ret[0] = rtp_ep_open(test, &init_net, RDMA, &any4, 0, &eps[0]);
-	c[0] = ports_charged(&init_user_ns, 4243);
-	ret[1] = rtp_ep_open(test, &init_net, RDMA, &any6, PORT + 1, &eps[1]);
-	c[1] = ports_charged(&init_user_ns, 4243);
-	ret[2] = rtp_ep_open(test, &init_net, RDMA, &reuse_listen, PORT + 2, &eps[2]);
-	c[2] = ports_charged(&init_user_ns, 4243);
-	ret[3] = rtp_ep_open(test, &init_net, RDMA, &any4, PORT, &eps[3]);
-	c[3] = ports_charged(&init_user_ns, 4243);
-	ret[4] = rtp_ep_open(test, &init_net, RDMA, &reuse_listen, PORT, &eps[3]);
-	c[4] = ports_charged(&init_user_ns, 4243);
-	for (i = 0; i < 3; i++)
-		rtp_ep_close(test, &eps[i]);
-	c[5] = ports_charged(&init_user_ns, 4243);
-	KUNIT_EXPECT_EQ(test, rdma_tcp_port_kunit_set_user_share("0"), 0);
-	ret[5] = rtp_ep_open(test, &init_net, RDMA, &any4, 0, &eps[0]);
-	c[6] = ports_charged(&init_user_ns, 4243);
-	rtp_ep_close(test, &eps[0]);
+	ret = rtp_ep_open(test, &init_net, RDMA, &c->spec, c->port, rdma);
+	held = ports_charged(&init_user_ns, 4243);
+	rtp_ep_close(test, rdma);
+	after = ports_charged(&init_user_ns, 4243);
 	become_root(test, user);
-	rtp_ep_close(test, tcp);
 
-	KUNIT_EXPECT_EQ(test, ret[0], 0);
-	KUNIT_EXPECT_EQ(test, c[0], 1);
-	KUNIT_EXPECT_EQ(test, ret[1], 0);
-	KUNIT_EXPECT_EQ(test, c[1], 2);
-	KUNIT_EXPECT_EQ(test, ret[2], 0);
-	KUNIT_EXPECT_EQ(test, c[2], 3);
-	KUNIT_EXPECT_EQ(test, ret[3], -EADDRINUSE);
-	KUNIT_EXPECT_EQ(test, c[3], 3);
-	KUNIT_EXPECT_EQ(test, ret[4], -EADDRINUSE);
-	KUNIT_EXPECT_EQ(test, c[4], 3);
-	KUNIT_EXPECT_EQ(test, c[5], 0);
-	KUNIT_EXPECT_EQ(test, ret[5], 0);
-	KUNIT_EXPECT_EQ(test, c[6], 0);
+	KUNIT_EXPECT_EQ(test, ret, c->ret);
+	KUNIT_EXPECT_EQ(test, held - before, c->charged);
+	KUNIT_EXPECT_EQ(test, after, before);
+}
+
+/* user_share=0 (no cap) charges nothing. */
+static void person_no_cap_charges_nothing(struct kunit *test)
+{
+	static const struct ep_spec any4 = { .addr = ANY4, .v6only = -1 };
+	struct test_creds *user;
+	long before, held;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, rdma_tcp_port_kunit_set_user_share("0"), 0);
+	before = ports_charged(&init_user_ns, 4243);
+	user = become_user(test, 4243, 1024);
+	ret = rtp_ep_open(test, &init_net, RDMA, &any4, 0, rtp_ep_alloc(test, 1));
+	held = ports_charged(&init_user_ns, 4243);
+	become_root(test, user);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, held, before);
 }
 
 static struct kunit_case limits_cases[] = {
 	KUNIT_CASE(user_cap),
+	KUNIT_CASE(user_cap_leaves_tcp),
+	KUNIT_CASE(user_cap_nofile),
+	KUNIT_CASE(user_cap_exempts_net_admin),
+	KUNIT_CASE(user_cap_counts_live_ids),
+	KUNIT_CASE(user_share_zero_no_cap),
+	KUNIT_CASE_PARAM(user_share_refuses_invalid, share_invalid_gen_params),
+	KUNIT_CASE(person_limit_default),
 	KUNIT_CASE(person_cap_initial_limit),
-	KUNIT_CASE(person_cap_subordinate_uids),
-	KUNIT_CASE(person_charge_balanced),
+	KUNIT_CASE(person_cap_exempts_net_admin),
+	KUNIT_CASE(person_charges_net_admin_nothing),
+	KUNIT_CASE(person_cap_counts_subordinate_uids),
+	KUNIT_CASE(person_charges_the_owner),
+	KUNIT_CASE(person_cap_user_ns_limit),
+	KUNIT_CASE_PARAM(person_charge_follows_socket, charge_gen_params),
+	KUNIT_CASE(person_no_cap_charges_nothing),
 	{}
 };
 

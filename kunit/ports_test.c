@@ -23,40 +23,56 @@
 #include "rdma_tcp_port_kunit.h"
 #include "rdma_tcp_port_test.h"
 
-/* RDMA_PS_UDP, RDMA_PS_IPOIB and RDMA_PS_IB keep the rdma_cm's own table. */
-static void other_port_spaces_untouched(struct kunit *test)
+/* The port spaces other than RDMA_PS_TCP, and the QP type each goes with. */
+struct space_case {
+	const char *name;
+	enum rdma_ucm_port_space ps;
+	enum ib_qp_type qpt;
+};
+
+static const struct space_case other_spaces[] = {
+	{ "RDMA_PS_UDP", RDMA_PS_UDP, IB_QPT_UD },
+	{ "RDMA_PS_IPOIB", RDMA_PS_IPOIB, IB_QPT_UD },
+	{ "RDMA_PS_IB", RDMA_PS_IB, IB_QPT_RC },
+};
+
+static void space_case_desc(const struct space_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(other_spaces, other_spaces, space_case_desc);
+
+/* An id of @c's space bound on the wildcard address and PORT: 0 or an errno. */
+static int space_bind(struct kunit *test, const struct space_case *c)
+{
+	struct rdma_cm_id *id = rtp_id_create(test, &init_net, c->ps, c->qpt);
+	struct sockaddr_storage ss;
+
+	rtp_make_addr(ANY4, PORT, &ss);
+	return rdma_bind_addr(id, (struct sockaddr *)&ss);
+}
+
+/* Not in the host's TCP space: beside a TCP listener, no socket, no collision. */
+static void other_space_takes_no_host_port(struct kunit *test)
 {
 	static const struct ep_spec any4 = {
 		.addr = ANY4, .v6only = -1, .listen = true
 	};
-	static const enum rdma_ucm_port_space spaces[] = {
-		RDMA_PS_UDP, RDMA_PS_IPOIB, RDMA_PS_IB
-	};
-	struct ep *tcp = rtp_ep_alloc(test, 1);
-	struct sockaddr_storage ss;
-	int i;
+	s64 before;
 
-	rtp_make_addr(ANY4, PORT, &ss);
-	KUNIT_ASSERT_EQ(test, rtp_ep_open(test, &init_net, TCP, &any4, PORT, tcp), 0);
-	for (i = 0; i < ARRAY_SIZE(spaces); i++) {
-		s64 before = percpu_counter_sum(&tcp_sockets_allocated);
-		struct rdma_cm_id *id, *id2;
-		enum ib_qp_type qpt = spaces[i] == RDMA_PS_UDP ||
-				      spaces[i] == RDMA_PS_IPOIB ?
-				      IB_QPT_UD : IB_QPT_RC;
+	KUNIT_ASSERT_EQ(test, rtp_ep_open(test, &init_net, TCP, &any4, PORT,
+					  rtp_ep_alloc(test, 1)), 0);
+	before = percpu_counter_sum(&tcp_sockets_allocated);
+	KUNIT_ASSERT_EQ(test, space_bind(test, test->param_value), 0);
+	KUNIT_EXPECT_EQ(test, percpu_counter_sum(&tcp_sockets_allocated), before);
+}
 
-		id = rtp_id_create(test, &init_net, spaces[i], qpt);
-		/* Not in the host's TCP space: no socket, no collision ... */
-		KUNIT_EXPECT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&ss), 0);
-		KUNIT_EXPECT_EQ(test, percpu_counter_sum(&tcp_sockets_allocated),
-				before);
-		/* ... but the rdma_cm's own table still rules the space. */
-		id2 = rtp_id_create(test, &init_net, spaces[i], qpt);
-		KUNIT_EXPECT_NE(test, rdma_bind_addr(id2, (struct sockaddr *)&ss), 0);
-		rtp_id_destroy(test, id2);
-		rtp_id_destroy(test, id);
-	}
-	rtp_ep_close(test, tcp);
+/* The rdma_cm's own table still rules the space: a second id is refused. */
+static void other_space_keeps_cma_table(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, space_bind(test, test->param_value), 0);
+	KUNIT_EXPECT_EQ(test, space_bind(test, test->param_value), -EADDRNOTAVAIL);
 }
 
 /*
@@ -94,39 +110,57 @@ static int fill_active(struct kunit *test, struct net *net, int ndst,
 	return n;
 }
 
+/* Active ids to 3 destinations in a new namespace with a 4-port range. */
+static int active_ids(struct kunit *test, struct rdma_cm_id ***ids)
+{
+	struct net *net = rtp_small_range_net(test, 40000, 40003);
+
+	*ids = kunit_kcalloc(test, 64, sizeof(**ids), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, *ids);
+	return fill_active(test, net, 3, *ids, 64);
+}
+
+/* 4 ports x 3 destinations: 12 ids, no fewer than upstream's. */
 static void active_side_ceiling(struct kunit *test)
 {
 	struct rdma_cm_id **ids;
-	int ours, upstream, i;
-	struct net *net;
-	s64 before;
+	int ours, upstream;
 
-	ids = kunit_kcalloc(test, 64, sizeof(*ids), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ids);
-
-	before = percpu_counter_sum(&tcp_sockets_allocated);
-	net = rtp_small_range_net(test, 40000, 40003);
-	ours = fill_active(test, net, 3, ids, 64);
-	for (i = 0; i < ours; i++) {
-		KUNIT_EXPECT_GE(test, rtp_id_port(ids[i]), 40000);
-		KUNIT_EXPECT_LE(test, rtp_id_port(ids[i]), 40003);
-		rtp_id_destroy(test, ids[i]);
-	}
-	rtp_net_put(test, net);
-	KUNIT_EXPECT_EQ(test, percpu_counter_sum(&tcp_sockets_allocated), before);
-
+	ours = active_ids(test, &ids);
 	rdma_tcp_port_kunit_unregister();
-	net = rtp_small_range_net(test, 40000, 40003);
-	upstream = fill_active(test, net, 3, ids, 64);
-	for (i = 0; i < upstream; i++)
-		rtp_id_destroy(test, ids[i]);
-	rtp_net_put(test, net);
-	KUNIT_ASSERT_EQ(test, rdma_tcp_port_kunit_register(), 0);
-
+	upstream = active_ids(test, &ids);
 	kunit_info(test, "active ids, 4 ports x 3 destinations: module %d, upstream %d\n",
 		   ours, upstream);
 	KUNIT_EXPECT_EQ(test, ours, 12);
 	KUNIT_EXPECT_GE(test, ours, upstream);
+}
+
+/* Their ports are in the namespace's range. */
+static void active_side_ports_in_range(struct kunit *test)
+{
+	struct rdma_cm_id **ids;
+	int n, i;
+
+	n = active_ids(test, &ids);
+	KUNIT_ASSERT_GT(test, n, 0);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_GE(test, rtp_id_port(ids[i]), 40000);
+		KUNIT_EXPECT_LE(test, rtp_id_port(ids[i]), 40003);
+	}
+}
+
+/* Destroyed, they leave no TCP socket behind. */
+static void active_side_leaves_nothing(struct kunit *test)
+{
+	s64 before = percpu_counter_sum(&tcp_sockets_allocated);
+	struct rdma_cm_id **ids;
+	int n, i;
+
+	n = active_ids(test, &ids);
+	KUNIT_ASSERT_GT(test, n, 0);
+	for (i = 0; i < n; i++)
+		rtp_id_destroy(test, ids[i]);
+	KUNIT_EXPECT_EQ(test, percpu_counter_sum(&tcp_sockets_allocated), before);
 }
 
 /*
@@ -168,43 +202,47 @@ static int bind_af_ib(struct kunit *test, u16 port, struct rdma_cm_id **id)
 	return ret;
 }
 
+static const struct ep_spec any4_listen = {
+	.addr = ANY4, .v6only = -1, .listen = true
+};
+
 /*
- * The rdma_cm's table still rules between an id that holds a host port and
- * one that cannot (AF_IB), in both orders, with upstream's errno; and the
- * refused id holds nothing.
+ * The rdma_cm's table rules between an id that holds a host port and one
+ * that cannot (AF_IB), in both orders, with upstream's errno: upstream, an
+ * AF_INET wildcard id is refused beside an AF_IB id on the same port.
  */
-static void af_ib_keeps_the_table_rules(struct kunit *test)
+static void af_ib_upstream_rule(struct kunit *test)
 {
-	static const struct ep_spec any4 = {
-		.addr = ANY4, .v6only = -1, .listen = true
-	};
-	s64 before = percpu_counter_sum(&tcp_sockets_allocated);
-	struct ep *inet = rtp_ep_alloc(test, 1);
-	int upstream, ours, ib_second;
 	struct rdma_cm_id *ib;
 
 	rdma_tcp_port_kunit_unregister();
 	KUNIT_ASSERT_EQ(test, bind_af_ib(test, PORT, &ib), 0);
-	upstream = rtp_ep_open(test, &init_net, RDMA, &any4, PORT, inet);
-	rtp_ep_close(test, inet);
-	rtp_id_destroy(test, ib);
-	KUNIT_ASSERT_EQ(test, rdma_tcp_port_kunit_register(), 0);
+	KUNIT_EXPECT_EQ(test, rtp_ep_open(test, &init_net, RDMA, &any4_listen, PORT,
+					  rtp_ep_alloc(test, 1)),
+			-EADDRNOTAVAIL);
+}
+
+/* With the provider, the AF_INET id is refused so, and holds no socket ... */
+static void af_ib_first(struct kunit *test)
+{
+	s64 before = percpu_counter_sum(&tcp_sockets_allocated);
+	struct rdma_cm_id *ib;
 
 	KUNIT_ASSERT_EQ(test, bind_af_ib(test, PORT, &ib), 0);
-	ours = rtp_ep_open(test, &init_net, RDMA, &any4, PORT, inet);
-	rtp_ep_close(test, inet);
+	KUNIT_EXPECT_EQ(test, rtp_ep_open(test, &init_net, RDMA, &any4_listen, PORT,
+					  rtp_ep_alloc(test, 1)),
+			-EADDRNOTAVAIL);
 	KUNIT_EXPECT_EQ(test, percpu_counter_sum(&tcp_sockets_allocated), before);
-	rtp_id_destroy(test, ib);
+}
 
-	KUNIT_ASSERT_EQ(test, rtp_ep_open(test, &init_net, RDMA, &any4, PORT, inet), 0);
-	ib_second = bind_af_ib(test, PORT, &ib);
-	if (!ib_second)
-		rtp_id_destroy(test, ib);
-	rtp_ep_close(test, inet);
+/* ... and in the other order the AF_IB id is refused so. */
+static void af_ib_second(struct kunit *test)
+{
+	struct rdma_cm_id *ib;
 
-	KUNIT_EXPECT_EQ(test, upstream, -EADDRNOTAVAIL);
-	KUNIT_EXPECT_EQ(test, ours, upstream);
-	KUNIT_EXPECT_EQ(test, ib_second, upstream);
+	KUNIT_ASSERT_EQ(test, rtp_ep_open(test, &init_net, RDMA, &any4_listen, PORT,
+					  rtp_ep_alloc(test, 1)), 0);
+	KUNIT_EXPECT_EQ(test, bind_af_ib(test, PORT, &ib), -EADDRNOTAVAIL);
 }
 
 /*
@@ -276,10 +314,15 @@ static void join_without_held_port(struct kunit *test)
 }
 
 static struct kunit_case ports_cases[] = {
-	KUNIT_CASE(other_port_spaces_untouched),
+	KUNIT_CASE_PARAM(other_space_takes_no_host_port, other_spaces_gen_params),
+	KUNIT_CASE_PARAM(other_space_keeps_cma_table, other_spaces_gen_params),
 	KUNIT_CASE(active_side_ceiling),
+	KUNIT_CASE(active_side_ports_in_range),
+	KUNIT_CASE(active_side_leaves_nothing),
 	KUNIT_CASE(afonly_after_bind),
-	KUNIT_CASE(af_ib_keeps_the_table_rules),
+	KUNIT_CASE(af_ib_upstream_rule),
+	KUNIT_CASE(af_ib_first),
+	KUNIT_CASE(af_ib_second),
 	KUNIT_CASE(join_held_port),
 	KUNIT_CASE(join_other_port),
 	KUNIT_CASE(join_other_namespace),

@@ -193,51 +193,54 @@ static int do_afonly(struct call *c)
  * joins the port), afonly is refused as IPV6_V6ONLY is once bound, and the
  * port stays dual-stack (a TCP socket on 0.0.0.0 is kept out).
  */
+struct option_case {
+	const char *name;
+	int (*set)(struct call *c);
+	enum ep_addr bind;	/* where the id binds */
+	int ret;		/* what the option returns */
+	struct ep_spec tcp;	/* a TCP socket on the port then ... */
+	int tcp_ret;		/* ... and what its bind returns */
+};
+
+static const struct option_case option_cases[] = {
+	{ "rdma_set_reuseaddr", do_reuse, ANY4, 0,
+	  { .addr = ANY4, .reuse = true, .v6only = -1 }, 0 },
+	{ "rdma_set_afonly", do_afonly, ANY6, -EINVAL,
+	  { .addr = ANY4, .v6only = -1 }, -EADDRINUSE },
+};
+
+static void option_case_desc(const struct option_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(option, option_cases, option_case_desc);
+
 static void option_waits_for_bind(struct kunit *test)
 {
-	static const struct ep_spec tcp_reuse = {
-		.addr = ANY4, .reuse = true, .v6only = -1
-	};
-	static const struct ep_spec tcp4 = { .addr = ANY4, .v6only = -1 };
-	struct ep *tcp = rtp_ep_alloc(test, 1);
+	const struct option_case *c = test->param_value;
 	struct gate *g = gate_install(test);
-	int i;
+	struct rdma_cm_id *id;
+	struct call *bind, *opt;
+	bool waited;
 
 	g->stop_get = true;
-	for (i = 0; i < 2; i++) {
-		bool afonly = i;
-		struct rdma_cm_id *id = rtp_id_create(test, &init_net, RDMA_PS_TCP,
-						  IB_QPT_RC);
-		struct call *bind = call_new(test, do_bind, id);
-		struct call *opt = call_new(test, afonly ? do_afonly : do_reuse,
-					    id);
-		bool waited;
-
-		rtp_make_addr(afonly ? ANY6 : ANY4, PORT, &bind->addr);
-		call_run(test, bind);
-		gate_wait(test, g);
-		call_run(test, opt);
-		waited = call_waits(opt);
-		gate_open(g);
-		KUNIT_EXPECT_EQ(test, call_wait(test, bind), 0);
-		KUNIT_EXPECT_TRUE_MSG(test, waited,
-				      "%s returned while the port was being taken",
-				      afonly ? "rdma_set_afonly()" :
-					       "rdma_set_reuseaddr()");
-		if (afonly) {
-			KUNIT_EXPECT_EQ(test, call_wait(test, opt), -EINVAL);
-			KUNIT_EXPECT_EQ(test, rtp_ep_open(test, &init_net, TCP,
-							  &tcp4, PORT, tcp),
-					-EADDRINUSE);
-		} else {
-			KUNIT_EXPECT_EQ(test, call_wait(test, opt), 0);
-			KUNIT_EXPECT_EQ(test, rtp_ep_open(test, &init_net, TCP,
-							  &tcp_reuse, PORT, tcp), 0);
-		}
-		rtp_ep_close(test, tcp);
-		rtp_id_destroy(test, id);
-		reinit_completion(&g->go);
-	}
+	id = rtp_id_create(test, &init_net, RDMA_PS_TCP, IB_QPT_RC);
+	bind = call_new(test, do_bind, id);
+	opt = call_new(test, c->set, id);
+	rtp_make_addr(c->bind, PORT, &bind->addr);
+	call_run(test, bind);
+	gate_wait(test, g);
+	call_run(test, opt);
+	waited = call_waits(opt);
+	gate_open(g);
+	KUNIT_ASSERT_EQ(test, call_wait(test, bind), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, waited,
+			      "%s returned while the port was being taken", c->name);
+	KUNIT_EXPECT_EQ(test, call_wait(test, opt), c->ret);
+	KUNIT_EXPECT_EQ(test, rtp_ep_open(test, &init_net, TCP, &c->tcp, PORT,
+					  rtp_ep_alloc(test, 1)),
+			c->tcp_ret);
 }
 
 /*
@@ -484,7 +487,7 @@ static void soak(struct kunit *test)
 }
 
 static struct kunit_case races_cases[] = {
-	KUNIT_CASE(option_waits_for_bind),
+	KUNIT_CASE_PARAM(option_waits_for_bind, option_gen_params),
 	KUNIT_CASE(option_waits_for_release),
 	KUNIT_CASE_SLOW(one_id_races),
 	KUNIT_CASE_SLOW(soak),
