@@ -84,7 +84,7 @@ say "$out"
 stop "$iperf_pid"
 
 say "== the seed's scenario: RDMA first (the RDMA service runs as nobody)"
-bg_srv setpriv --reuid=65534 --regid=65534 --clear-groups \
+bg_srv setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
 	"$HOLD" -l "$SRV_IP" 5001 >$OUT/hold.out 2>&1
 hold_pid=$!
 wait_for grep -q holding $OUT/hold.out

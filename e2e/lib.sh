@@ -270,13 +270,13 @@ as_in() {
 # as_netns_user CMD...: CMD as uid 65534 in a user and network namespace of
 # its own.
 as_netns_user() {
-	setpriv --reuid=65534 --regid=65534 --clear-groups unshare -Urn "$@"
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all unshare -Urn "$@"
 }
 # bg_netns_user CMD...: CMD as uid 65534 in a user and network namespace of
 # its own, as any local user can, in the background ($! is CMD: setpriv and
 # unshare exec it).
 bg_netns_user() {
-	setpriv --reuid=65534 --regid=65534 --clear-groups unshare -Urn "$@" &
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all unshare -Urn "$@" &
 }
 # listeners_on PORT: the TCP listeners of the initial namespace on PORT.
 listeners_on() { ss -Hltn "sport = :$1"; }

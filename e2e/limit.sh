@@ -66,7 +66,7 @@ cg_cost() {
 	shift 2
 	mkdir $cg
 	set_reserve "$reserve"
-	fill_bg $OUT/cgc sh -c "echo \$\$ >$cg/cgroup.procs; exec ${ns:+ip netns exec $ns }setpriv --reuid=$USER_A --regid=$USER_A --clear-groups $FILL $*"
+	fill_bg $OUT/cgc sh -c "echo \$\$ >$cg/cgroup.procs; exec ${ns:+ip netns exec $ns }setpriv --reuid=$USER_A --regid=$USER_A --clear-groups --inh-caps=-all $FILL $*"
 	slab_settle
 	# memory.stat flushes the CPUs' pending statistics only once 64 pages'
 	# worth per CPU are pending (mem_cgroup_flush_stats()): up to 512 KiB
@@ -148,7 +148,7 @@ SUB_FILL='max=$1 n=$2 out=$3
 shift 3
 [ "$max" = - ] || echo "$max" >/proc/sys/user/max_rdma_tcp_ports || exit 1
 for i in $(seq 1 "$n"); do
-	setpriv --reuid="$i" --regid="$i" --clear-groups "$@" >"$out/$i" 2>&1 &
+	setpriv --reuid="$i" --regid="$i" --clear-groups --inh-caps=-all "$@" >"$out/$i" 2>&1 &
 	while ! grep -qs holding "$out/$i" && kill -0 $! 2>/dev/null; do sleep 0.1; done
 done
 echo ready
@@ -322,7 +322,7 @@ run_limit_tests() {
 	wait_for sh -c "ss -Hltn 'sport = :8099' | grep -q LISTEN"
 	b_connect=$(as $USER_B python3 -c "import socket; socket.create_connection(('127.0.0.1', 8099)); print('ok')" 2>&1 | tail -1)
 	b_bind=$(as $USER_B python3 -c "import socket; s = socket.socket(); s.bind(('0.0.0.0', 0)); print('ok')" 2>&1 | tail -1)
-	b_iperf=$(in_cli setpriv --reuid=$USER_B --regid=$USER_B --clear-groups timeout 60 iperf -c "$SRV_IP" -p 5001 -t 1 2>&1 | grep -c 'bits/sec')
+	b_iperf=$(as_in cli $USER_B timeout 60 iperf -c "$SRV_IP" -p 5001 -t 1 2>&1 | grep -c 'bits/sec')
 	root_bind=$("$HOLD" -x 0.0.0.0 0 | head -1)
 	stop $http_pid
 	stop $iperf_pid
@@ -350,7 +350,7 @@ run_limit_tests() {
 
 	say "== a namespace with a 100-port range: 5 % is 5 ports"
 	in_cli sysctl -qw net.ipv4.ip_local_port_range="40000 40099"
-	in_cli setpriv --reuid=$USER_A --regid=$USER_A --clear-groups "$FILL" -x 0.0.0.0 >$OUT/ans
+	as_in cli $USER_A "$FILL" -x 0.0.0.0 >$OUT/ans
 	share_ns=$(bound $OUT/ans)
 	in_cli sysctl -qw net.ipv4.ip_local_port_range="32768 60999"
 	say "user A in cli (range 40000-40099): $(cat $OUT/ans)"
@@ -378,7 +378,7 @@ run_limit_tests() {
 	# Then a 16 MiB cgroup, no port cap: A binds until its cgroup stops it.
 	echo 16M >$cg/$CG_MAX
 	before=$(tcp_alloc)
-	timeout 600 sh -c "echo \$\$ >$cg/cgroup.procs; exec setpriv --reuid=$USER_A --regid=$USER_A --clear-groups $FILL -p -x 0.0.0.0" >$OUT/cg2 2>&1
+	timeout 600 sh -c "echo \$\$ >$cg/cgroup.procs; exec setpriv --reuid=$USER_A --regid=$USER_A --clear-groups --inh-caps=-all $FILL -p -x 0.0.0.0" >$OUT/cg2 2>&1
 	local st=$?
 	cg_n=$(bound $OUT/cg2)
 	cg_why=$(why $OUT/cg2)
