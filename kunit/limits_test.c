@@ -377,12 +377,7 @@ static const struct charge_case charge_cases[] = {
 	  PORT, -EADDRINUSE, 0 },
 };
 
-static void charge_case_desc(const struct charge_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(charge, charge_cases, charge_case_desc);
+KUNIT_ARRAY_PARAM_DESC(charge, charge_cases, name);
 
 /*
  * The charge follows the held socket on every path KUnit reaches: one

@@ -149,13 +149,8 @@ static const struct scenario scenarios[] = {
 	  .expect = -EADDRINUSE },
 };
 
-static void scenario_desc(const struct scenario *s, char *desc)
-{
-	strscpy(desc, s->name, KUNIT_PARAM_DESC_SIZE);
-}
-
 /* Defines scenario_gen_params(): one run of oracle_scenario per scenario. */
-KUNIT_ARRAY_PARAM(scenario, scenarios, scenario_desc);
+KUNIT_ARRAY_PARAM_DESC(scenario, scenarios, name);
 
 static int run_pair(struct kunit *test, struct net *net, enum ep_kind ka,
 		    const struct ep_spec *a, enum ep_kind kb,
@@ -459,12 +454,7 @@ static const struct refusal refusals[] = {
 	  { .addr = ANY4, .reuse = true, .v6only = -1, .listen = true } },
 };
 
-static void refusal_desc(const struct refusal *r, char *desc)
-{
-	strscpy(desc, r->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(refusals, refusals, refusal_desc);
+KUNIT_ARRAY_PARAM_DESC(refusals, refusals, name);
 
 /*
  * A failed bind or listen leaves nothing held: once the holder is closed,

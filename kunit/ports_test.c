@@ -36,12 +36,7 @@ static const struct space_case other_spaces[] = {
 	{ "RDMA_PS_IB", RDMA_PS_IB, IB_QPT_RC },
 };
 
-static void space_case_desc(const struct space_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(other_spaces, other_spaces, space_case_desc);
+KUNIT_ARRAY_PARAM_DESC(other_spaces, other_spaces, name);
 
 /* An id of @c's space bound on the wildcard address and PORT: 0 or an errno. */
 static int space_bind(struct kunit *test, const struct space_case *c)

@@ -209,12 +209,7 @@ static const struct option_case option_cases[] = {
 	  { .addr = ANY4, .v6only = -1 }, -EADDRINUSE },
 };
 
-static void option_case_desc(const struct option_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(option, option_cases, option_case_desc);
+KUNIT_ARRAY_PARAM_DESC(option, option_cases, name);
 
 static void option_waits_for_bind(struct kunit *test)
 {

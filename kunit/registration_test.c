@@ -97,12 +97,7 @@ static const struct ops_case incomplete_ops[] = {
 	{ "no get_port", &no_get_port },
 };
 
-static void ops_case_desc(const struct ops_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(incomplete_ops, incomplete_ops, ops_case_desc);
+KUNIT_ARRAY_PARAM_DESC(incomplete_ops, incomplete_ops, name);
 
 /*
  * Registration requires get_port and release_port (listen is optional):
