@@ -26,10 +26,11 @@
 
 /*
  * One id, several in-kernel callers.  ucma serializes the calls on an id
- * from user space; kernel callers need not, so the held socket has one
- * rule (rdma_id_private's sock_mutex): an option set while the id binds,
- * listens or gives its port back is ordered with it, and reaches the held
- * socket or is refused; it never touches a socket that is gone.
+ * from user space; kernel callers need not, so the bind and the held
+ * socket have one rule (rdma_id_private's bind_mutex): a listen or an
+ * option while the id binds, listens or gives its port back is ordered
+ * with it; a listen goes on only on a port the id holds, an option reaches
+ * the held socket or is refused, and none touches a socket that is gone.
  *
  * A gate provider forces the orderings: it passes every call on to the
  * module's provider, and can stop in get_port (after the module bound the
@@ -39,7 +40,8 @@
 struct gate {
 	struct rdma_cm_port_provider prov;
 	const struct rdma_cm_port_provider *real;
-	bool stop_get, stop_release;
+	bool stop_get, stop_release;	/* each stops one call */
+	int fail_get;			/* get_port then gives its port back */
 	struct completion entered, go;
 };
 
@@ -55,9 +57,16 @@ static int gate_get_port(void *priv, struct rdma_cm_port_req *req,
 	struct gate *g = priv;
 	int ret = g->real->ops->get_port(g->real->priv, req, sock);
 
-	if (g->stop_get)
-		gate_stop(g);
-	return ret;
+	if (!g->stop_get)
+		return ret;
+	g->stop_get = false;
+	gate_stop(g);
+	if (ret || !g->fail_get)
+		return ret;
+	/* A bind that fails after the port was taken, as a provider's may */
+	g->real->ops->release_port(g->real->priv, *sock);
+	*sock = NULL;
+	return g->fail_get;
 }
 
 static int gate_listen(void *priv, struct socket *sock)
@@ -72,8 +81,10 @@ static void gate_release_port(void *priv, struct socket *sock)
 {
 	struct gate *g = priv;
 
-	if (g->stop_release)
+	if (g->stop_release) {
+		g->stop_release = false;
 		gate_stop(g);
+	}
 	g->real->ops->release_port(g->real->priv, sock);
 }
 
@@ -236,6 +247,65 @@ static void option_waits_for_bind(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rtp_ep_open(test, &init_net, TCP, &c->tcp, PORT,
 					  rtp_ep_alloc(test, 1)),
 			c->tcp_ret);
+}
+
+static int do_listen(struct call *c)
+{
+	return rdma_listen(c->id, 8);
+}
+
+/*
+ * rdma_bind_addr() marks the id bound before it takes the port: an
+ * rdma_listen() meanwhile waits for the bind, and listens on the port taken
+ * or, if the bind failed, binds the id as for an unbound one (port 0).
+ * Either way the port it listens on is held by the host stack.
+ */
+struct listen_case {
+	const char *name;
+	int fail;	/* what the bind returns */
+};
+
+static const struct listen_case listen_cases[] = {
+	{ "bind takes the port", 0 },
+	{ "bind fails", -EADDRINUSE },
+};
+
+KUNIT_ARRAY_PARAM_DESC(listen, listen_cases, name);
+
+static void listen_waits_for_bind(struct kunit *test)
+{
+	static const struct ep_spec tcp4 = { .addr = ANY4, .v6only = -1 };
+	const struct listen_case *c = test->param_value;
+	struct gate *g = gate_install(test);
+	struct ep *tcp = rtp_ep_alloc(test, 1);
+	struct rdma_cm_id *id;
+	struct call *bind, *listen;
+	bool waited;
+	u16 port;
+
+	g->stop_get = true;
+	g->fail_get = c->fail;
+	id = rtp_id_create(test, &init_net, RDMA_PS_TCP, IB_QPT_RC);
+	bind = call_new(test, do_bind, id);
+	listen = call_new(test, do_listen, id);
+	rtp_make_addr(ANY4, PORT, &bind->addr);
+	call_run(test, bind);
+	gate_wait(test, g);
+	call_run(test, listen);
+	waited = call_waits(listen);
+	gate_open(g);
+	KUNIT_EXPECT_EQ(test, call_wait(test, bind), c->fail);
+	KUNIT_EXPECT_EQ(test, call_wait(test, listen), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, waited,
+			      "rdma_listen() returned while the port was being taken");
+	port = rtp_id_port(id);
+	KUNIT_EXPECT_NE(test, port, 0);
+	if (!c->fail)
+		KUNIT_EXPECT_EQ(test, port, PORT);
+	KUNIT_EXPECT_EQ_MSG(test, rtp_ep_open(test, &init_net, TCP, &tcp4, port, tcp),
+			    -EADDRINUSE, "port %u listened on but not held", port);
+	rtp_ep_close(test, tcp);
+	rtp_id_destroy(test, id);
 }
 
 /*
@@ -483,6 +553,7 @@ static void soak(struct kunit *test)
 
 static struct kunit_case races_cases[] = {
 	KUNIT_CASE_PARAM(option_waits_for_bind, option_gen_params),
+	KUNIT_CASE_PARAM(listen_waits_for_bind, listen_gen_params),
 	KUNIT_CASE(option_waits_for_release),
 	KUNIT_CASE_SLOW(one_id_races),
 	KUNIT_CASE_SLOW(soak),
