@@ -492,7 +492,7 @@ G4_WHY = {
     "resolve_addr": "the active side's port-0 reservation (a socket created and bound) "
                     "is taken here",
     "destroy": "the reservation's socket is released here",
-    "connect": "siw's connection socket joins the held port (patch 17); the passive "
+    "connect": "siw's connection socket joins the held port (patch 19); the passive "
                "side's listener holds its port already",
     "resolve_route": "no module code runs in this step",
     "disconnect": "no module code runs in this step",

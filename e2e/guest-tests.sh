@@ -239,6 +239,34 @@ else
 	bad "siw's listener after 20 connections closed before accept: '$got', $(in_srv ss -Hltn 'sport = :7176' | wc -l) listening"
 fi
 
+say "== 1,000 connections closed or reset at once against siw's listener, one by one and 100 at a time"
+# A close that comes before siw accepts the connection reaches the
+# listener's endpoint, which ignores it (patch 6): the accept then queues it
+# for the connection's own endpoint, which goes at once, not at siw's MPA
+# timeout.  And one accept takes every connection that waits (patch 7): a
+# burst beyond the listener's work elements (its backlog, 3 for rping) left
+# connections queued, the queue filled, and the listener took no more.
+for burst in "1 fin" "1 rst" "100 fin" "100 rst"; do
+	read -r batch how <<<"$burst"
+	bg_srv timeout 300 rping -s -a "$SRV_IP" -p 7178 -C 1 >$OUT/burst.out 2>&1
+	burst_pid=$!
+	wait_for tcp_listening 7178
+	base=$(sockets_used srv)
+	got=$(connect_burst cli "$SRV_IP" 7178 1000 "$batch" "$how")
+	sleep 1
+	left=$(($(sockets_used srv) - base))
+	queued=$(in_srv ss -Hltn 'sport = :7178' | awk '{ print $2 }')
+	# 100 at a time overflow rping's accept queue: TCP drops SYNs, and a
+	# client may give up on some (20 s); one at a time, all connect.
+	if { [ "$batch" = 100 ] || [ "$got" = 1000 ]; } && [ "$left" -le 0 ] && [ "$queued" = 0 ]; then
+		ok "$how, $batch at a time: no socket left after 1 s, none queued ($got of 1000 connected)"
+	else
+		bad "$how, $batch at a time: $got of 1000 connected, $left sockets left after 1 s, $queued queued"
+	fi
+	expect "rping after $how, $batch at a time" 0 in_cli timeout 60 rping -c -a "$SRV_IP" -p 7178 -C 1
+	stop "$burst_pid"
+done
+
 say "== ucmatose"
 bg_srv timeout 120 ucmatose -b "$SRV_IP" -c 2 >$OUT/ucm-s.out 2>&1
 srv_pid=$!

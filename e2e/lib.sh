@@ -239,6 +239,32 @@ for i in range(int(sys.argv[3])):
         out.append(errno.errorcode.get(e.errno, str(e)))
 print(" ".join(out))' "$2" "$3" "$4"
 }
+# connect_burst NETNS ADDR PORT N BATCH fin|rst: N TCP connections, BATCH at
+# a time opened at once; each batch, once up, closed (fin) or reset (rst:
+# SO_LINGER 0) at once.  Prints how many connected.
+connect_burst() {
+	ip netns exec "$1" python3 -c 'import select, socket, struct, sys, time
+port, n, batch, rst = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "rst"
+ok = 0
+for b in range(n // batch):
+    socks = [socket.socket() for i in range(batch)]
+    for s in socks:
+        s.setblocking(False)
+        s.connect_ex((sys.argv[1], port))
+    pending, deadline = list(socks), time.time() + 20
+    while pending and time.time() < deadline:
+        for s in select.select([], pending, [], 1)[1]:
+            pending.remove(s)
+            ok += s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0
+    for s in socks:
+        if rst:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        s.close()
+print(ok)' "$2" "$3" "$4" "$5" "$6"
+}
+# sockets_used NETNS: the sockets NETNS holds, kernel sockets that pin it
+# included (/proc/net/sockstat's "sockets: used"), whatever their TCP state.
+sockets_used() { ip netns exec "$1" awk '/^sockets:/ { print $3 }' /proc/net/sockstat; }
 # http_get NETNS ADDR PORT: a TCP client in NETNS sends a GET; prints the
 # status line, or "closed without data", or the errno (ECONNREFUSED...).
 http_get() {

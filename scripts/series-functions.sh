@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The functions the C series (patches 1-23, not the module's) adds, one
+# The functions the C series (patches 1-25, not the module's) adds, one
 # name per line: the lines a patch adds that open a function definition
 # ("+static int name(...", no ";" at the end).  The fault suite counts a
 # failure point whose stack runs through one of them as the series' own.

@@ -127,7 +127,7 @@ module_param!(
 
 // MODULE_IMPORT_NS(RDMA_CM_PORT): the rdma_cm exports the hook there.
 modinfo!("import_ns", "RDMA_CM_PORT");
-// inc_ucount() and dec_ucount(): exported for this module (patch 19).
+// inc_ucount() and dec_ucount(): exported for this module (patch 21).
 modinfo!("import_ns", "module:rdma_tcp_port");
 
 /// Copies `s` to the start of `buf`, as much as fits; returns the length.
