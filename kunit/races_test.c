@@ -176,6 +176,23 @@ static bool call_waits(struct call *c)
 	return !completion_done(&c->done);
 }
 
+/*
+ * @first runs until the provider stops in the gate, then @second runs;
+ * the gate opens after 100 ms.  Whether @second was still waiting then.
+ */
+static bool call_while_gated(struct kunit *test, struct gate *g,
+			     struct call *first, struct call *second)
+{
+	bool waited;
+
+	call_run(test, first);
+	gate_wait(test, g);
+	call_run(test, second);
+	waited = call_waits(second);
+	gate_open(g);
+	return waited;
+}
+
 static int call_wait(struct kunit *test, struct call *c)
 {
 	KUNIT_ASSERT_NE_MSG(test, wait_for_completion_timeout(&c->done, 30 * HZ),
@@ -235,11 +252,7 @@ static void option_waits_for_bind(struct kunit *test)
 	bind = call_new(test, do_bind, id);
 	opt = call_new(test, c->set, id);
 	rtp_make_addr(c->bind, PORT, &bind->addr);
-	call_run(test, bind);
-	gate_wait(test, g);
-	call_run(test, opt);
-	waited = call_waits(opt);
-	gate_open(g);
+	waited = call_while_gated(test, g, bind, opt);
 	KUNIT_ASSERT_EQ(test, call_wait(test, bind), 0);
 	KUNIT_EXPECT_TRUE_MSG(test, waited,
 			      "%s returned while the port was being taken", c->name);
@@ -289,11 +302,7 @@ static void listen_waits_for_bind(struct kunit *test)
 	bind = call_new(test, do_bind, id);
 	listen = call_new(test, do_listen, id);
 	rtp_make_addr(ANY4, PORT, &bind->addr);
-	call_run(test, bind);
-	gate_wait(test, g);
-	call_run(test, listen);
-	waited = call_waits(listen);
-	gate_open(g);
+	waited = call_while_gated(test, g, bind, listen);
 	KUNIT_EXPECT_EQ(test, call_wait(test, bind), c->fail);
 	KUNIT_EXPECT_EQ(test, call_wait(test, listen), 0);
 	KUNIT_EXPECT_TRUE_MSG(test, waited,
@@ -337,11 +346,7 @@ static void option_waits_for_release(struct kunit *test)
 	bind = call_new(test, do_bind, id);
 	opt = call_new(test, do_reuse, id);
 	rtp_make_addr(LO4, PORT, &bind->addr);
-	call_run(test, bind);
-	gate_wait(test, g);
-	call_run(test, opt);
-	waited = call_waits(opt);
-	gate_open(g);
+	waited = call_while_gated(test, g, bind, opt);
 	/* The rdma_cm's errno for a wildcard already in its table */
 	KUNIT_EXPECT_EQ(test, call_wait(test, bind), -EADDRNOTAVAIL);
 	KUNIT_EXPECT_EQ(test, call_wait(test, opt), 0);
