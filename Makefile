@@ -32,8 +32,9 @@
 # Builds live outside the checkout, in $(CACHE), keyed by the Debian package
 # version of linux-source-6.12; a changed patches/ series is re-applied in
 # place so that make rebuilds only what it touches. The last patch carries
-# the module (Kconfig, Kbuild, src/, kunit/, bench/): `make tree` makes it
-# again from the checkout first, so src/ is its one source.
+# the module (Kconfig, Kbuild, src/, kunit/): `make tree` makes it again
+# from the checkout first, so src/ is its one source. The benchmark (bench/)
+# is not in the series: make bench adds it to its own kernel's tree.
 
 SHELL := /bin/bash
 PROJECT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -239,10 +240,23 @@ bench-vm-kernel: tree
 	@mkdir -p $(PROJECT)/out/bench
 	cp $(KBUILD_BENCH_VM)/$(MODULE_KO) $(PROJECT)/out/bench/
 
+# The benchmark is not in the series: its own patch (scripts/bench-patch.sh,
+# from bench/) goes on top of the series in the tree for the benchmark
+# kernel's two boots only; bench-vm-kernel's `tree` takes it off again, as
+# does any build's (make qp-control's way), re-running kconfig in each
+# build directory once.
+BENCH_PATCH = $(PROJECT)/out/bench/bench.patch
+$(BENCH_PATCH): $(PROJECT)/scripts/bench-patch.sh $(PROJECT)/Kconfig $(PROJECT)/Kbuild \
+		$(wildcard $(PROJECT)/bench/Kconfig $(PROJECT)/bench/Kbuild $(PROJECT)/bench/*.[ch])
+	bash $< $(PROJECT) $@
+
 # The per-operation cases run in a second boot too: between boots their
 # ratios move by more than one boot's interval (report.py decides a goal
 # only where both boots agree). kunit.py writes test.log in its build dir.
-bench: tree module $(TOOLS)
+bench: tree module $(TOOLS) $(BENCH_PATCH)
+	{ grep -v '^#' $(PROJECT)/patches/series; echo $(BENCH_PATCH); } > $(PROJECT)/out/bench/series
+	bash $(PROJECT)/scripts/prepare-tree.sh $(PROJECT) $(TREE) $(KSRC_TAR) \
+		$(PROJECT)/out/bench/series
 	cd $(TREE) && python3 tools/testing/kunit/kunit.py run $(BENCH_FLAGS) \
 		'rdma_tcp_port_bench'
 	cp $(CACHE)/bench-x86_64/test.log $(CACHE)/bench-kunit.log

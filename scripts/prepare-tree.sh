@@ -7,14 +7,19 @@
 #   3. the last patch carries this project's module into
 #      drivers/infiniband/rdma_tcp_port (scripts/series.sh makes it), which
 #      CONFIG_RDMA_TCP_PORT builds.
-# <series>: another list of patches/ to apply (make qp-control leaves the
-# first two out); the next run without it applies patches/series again.
+# <series>: another list of patches to apply (make qp-control leaves the
+# first two out, make bench adds its own after the last): a name is one of
+# patches/, an absolute path any other; the next run without it applies
+# patches/series again.
 # Usage: prepare-tree.sh <project dir> <tree dir> <tarball> [<series>]
 set -euo pipefail
 
 project=$1 tree=$2 tarball=$3
 series=${4:-$project/patches/series}
 applied="$tree/.rdma-tcp-port-applied"
+# A series entry's file, and the copy of it that the tree records.
+patch_of() { case $1 in /*) echo "$1" ;; *) echo "$project/patches/$1" ;; esac; }
+copy_of() { echo "$applied/${1##*/}"; }
 
 if [ ! -f "$tree/Makefile" ]; then
 	echo "prepare-tree: extracting $tarball"
@@ -47,7 +52,7 @@ if [ "$want" != "$have" ]; then
 	same() { cmp -s <(sed '/^Subject: \[PATCH [0-9]*\/[0-9]*\]/d' "$1") \
 		<(sed '/^Subject: \[PATCH [0-9]*\/[0-9]*\]/d' "$2"); }
 	while [ $keep -lt ${#old[@]} ] && [ $keep -lt ${#new[@]} ] &&
-	      same "$applied/${old[$keep]}" "$project/patches/${new[$keep]}"; do
+	      same "$(copy_of "${old[$keep]}")" "$(patch_of "${new[$keep]}")"; do
 		keep=$((keep + 1))
 	done
 	# Every file the reverted and reapplied patches touch is saved first,
@@ -57,26 +62,26 @@ if [ "$want" != "$have" ]; then
 	saved="$tree/.rdma-tcp-port-saved"
 	rm -rf "$saved" && mkdir -p "$saved"
 	touched=$( (for ((i = keep; i < ${#old[@]}; i++)); do
-			sed -n 's|^+++ b/||p' "$applied/${old[$i]}"; done
+			sed -n 's|^+++ b/||p' "$(copy_of "${old[$i]}")"; done
 		for ((i = keep; i < ${#new[@]}; i++)); do
-			sed -n 's|^+++ b/||p' "$project/patches/${new[$i]}"; done) |
+			sed -n 's|^+++ b/||p' "$(patch_of "${new[$i]}")"; done) |
 		sort -u)
 	for f in $touched; do
 		[ -f "$tree/$f" ] && (cd "$tree" && cp -p --parents "$f" "$saved/")
 	done
 	for ((i = ${#old[@]} - 1; i >= keep; i--)); do
-		echo "prepare-tree: reverting ${old[$i]}"
-		patch -d "$tree" -p1 -R -s -N < "$applied/${old[$i]}"
+		echo "prepare-tree: reverting ${old[$i]##*/}"
+		patch -d "$tree" -p1 -R -s -N < "$(copy_of "${old[$i]}")"
 	done
 	rm -rf "$applied.new" && mkdir -p "$applied.new"
 	for ((i = 0; i < keep; i++)); do
-		cp "$applied/${old[$i]}" "$applied.new/${new[$i]}"
+		cp "$(copy_of "${old[$i]}")" "$applied.new/${new[$i]##*/}"
 	done
 	rm -rf "$applied"
 	for ((i = keep; i < ${#new[@]}; i++)); do
-		echo "prepare-tree: applying ${new[$i]}"
-		patch -d "$tree" -p1 -s -N < "$project/patches/${new[$i]}"
-		cp "$project/patches/${new[$i]}" "$applied.new/"
+		echo "prepare-tree: applying ${new[$i]##*/}"
+		patch -d "$tree" -p1 -s -N < "$(patch_of "${new[$i]}")"
+		cp "$(patch_of "${new[$i]}")" "$applied.new/"
 	done
 	kept=0
 	for f in $touched; do

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Whether the checkout, as `git add -A` would commit it, carries in patches/
-# the series that its own src/, kunit/, bench/ and C patches make: the
+# the series that its own src/, kunit/ and C patches make: the
 # snapshot goes through a temporary index (the real one is left alone) to a
 # copy, where series.sh makes the series again; any difference fails.
 # Usage: series-check.sh <project dir> <linux-source tarball>

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Regenerate patches/ from the checkout, so that src/ stays the one source
 # of the module: the C patches as they are, then the last patch, which adds
-# drivers/infiniband/rdma_tcp_port/ (Kconfig, Kbuild, src/, kunit/, bench/
-# of this checkout) and its page, Documentation/infiniband/rdma_tcp_port.rst
-# (docs/kernel/), and hooks both into the tree, then the cover letter with
-# its subject and text kept and its shortlog and diffstat made again.
+# drivers/infiniband/rdma_tcp_port/ (Kconfig, Kbuild, src/, kunit/ of this
+# checkout; not bench/, see scripts/bench-patch.sh) and its page,
+# Documentation/infiniband/rdma_tcp_port.rst (docs/kernel/), and hooks both
+# into the tree, then the cover letter with its subject and text kept and
+# its shortlog and diffstat made again.
 # Dates are fixed, so the same inputs give the same bytes.
 # Usage: series.sh <project dir> <linux-source tarball> [stamp]
 # With a stamp file, it runs only if its inputs differ from those the stamp
@@ -23,7 +24,7 @@ inputs() {
 		cd "$project"
 		shopt -s nullglob
 		sha256sum scripts/series.sh Kconfig Kbuild patches/* src/Kbuild src/*.rs \
-			src/sys/*.rs kunit/Kbuild kunit/*.[ch] bench/Kbuild bench/*.[ch] docs/kernel/*.rst
+			src/sys/*.rs kunit/Kbuild kunit/*.[ch] docs/kernel/*.rst
 	)
 	stat -L -c 'tarball %s %Y' "$tarball"
 }
@@ -64,12 +65,11 @@ done
 
 # The module: the checkout's files, where the tree builds them.
 d=drivers/infiniband/rdma_tcp_port
-mkdir -p $d/src/sys $d/kunit $d/bench
+mkdir -p $d/src/sys $d/kunit
 cp "$project/Kconfig" "$project/Kbuild" $d/
 cp "$project/src/Kbuild" "$project"/src/*.rs $d/src/
 cp "$project"/src/sys/*.rs $d/src/sys/
 cp "$project/kunit/Kbuild" "$project"/kunit/*.[ch] $d/kunit/
-cp "$project/bench/Kbuild" "$project"/bench/*.[ch] $d/bench/
 # Its page for the admin, next to the other InfiniBand pages.
 cp "$project/docs/kernel/rdma_tcp_port.rst" Documentation/infiniband/
 python3 - <<'PY'
