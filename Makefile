@@ -63,7 +63,7 @@ KUNIT_TOOLS = $(addprefix --make_options ,$(KTOOLS))
 KMAKE = $(MAKE) -C $(TREE) $(KTOOLS) CLIPPY=1 -j$(JOBS)
 
 .PHONY: all setup toolchain-check series series-check FORCE tree kernel module kunit kunit-all check \
-	fmt fmt-check msrv-check version-check doc-check clippy checkpatch host-test rust-analyzer clean vm-test vm-suite fault-plant \
+	fmt fmt-check msrv-check layer-check version-check doc-check clippy checkpatch host-test rust-analyzer clean vm-test vm-suite fault-plant \
 	demo bench bench-vm-kernel bench-profile deb-config deb deb-vm-test qp-control
 
 all: kernel module
@@ -336,6 +336,15 @@ msrv-check:
 doc-check: tree
 	/usr/bin/python3 $(PROJECT)/scripts/doc-check.py $(PROJECT) $(TREE)
 
+# The abstraction layer (src/sys/) stands on its own: it imports nothing
+# from the driver above it (its macros name themselves as $$crate::sys).
+layer-check:
+	@if grep -nE '\bcrate::' $(PROJECT)/src/sys/*.rs | grep -v '\$$crate::sys::'; then \
+		echo "layer-check: src/sys/ uses the driver (above); pass it in instead" >&2; \
+		exit 1; \
+	fi
+	@echo "layer-check: src/sys/ imports nothing from the driver"
+
 # One version: the module's modinfo (and so its .deb) says the workspace's.
 version-check:
 	@v=$$(sed -n 's/^version = "\(.*\)"$$/\1/p' $(PROJECT)/Cargo.toml); \
@@ -364,7 +373,7 @@ rust-analyzer: kernel
 	cp $(KBUILD_X86)/rust-project.json $(PROJECT)/
 
 # The README's test command.
-check: setup fmt-check msrv-check version-check series-check host-test checkpatch doc-check
+check: setup fmt-check msrv-check layer-check version-check series-check host-test checkpatch doc-check
 	$(MAKE) kunit KUNIT_ARCH=um
 	$(MAKE) kunit KUNIT_ARCH=x86_64
 	$(MAKE) clippy

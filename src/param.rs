@@ -2,7 +2,9 @@
 
 // `deny`, not `forbid`: the statics that `module_param!` places in the
 // `__param` and `.modinfo` sections count as `unsafe_code` to the lint,
-// and the macro (`sys::param`, the abstraction layer) allows them there.
+// as do the `#[no_mangle]` setters of `kunit_param_setter!` (test builds),
+// and the macros (`sys::param`, `sys::kunit`: the abstraction layer)
+// allow them there.
 #![deny(unsafe_code)]
 
 //! The module's parameters, read at every bind, so each can be changed at
@@ -14,6 +16,8 @@ use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
 use kernel::prelude::*;
 
 use crate::policy::{self, Reserve};
+#[cfg(CONFIG_RDMA_TCP_PORT_KUNIT_TEST)]
+use crate::sys::kunit::kunit_param_setter;
 use crate::sys::param::{modinfo, module_param, ParamValue};
 
 /// `idr`: also keep RDMA_PS_TCP ids in the rdma_cm's own port table.
@@ -25,12 +29,6 @@ static IDR: AtomicBool = AtomicBool::new(true);
 /// Whether binds from now on keep the rdma_cm's table (`idr`).
 pub(crate) fn idr() -> bool {
     IDR.load(Ordering::Relaxed)
-}
-
-/// Sets `idr`, returning its previous value (for the KUnit suite).
-#[cfg(CONFIG_RDMA_TCP_PORT_KUNIT_TEST)]
-pub(crate) fn set_idr(on: bool) -> bool {
-    IDR.swap(on, Ordering::Relaxed)
 }
 
 struct Idr;
@@ -52,6 +50,8 @@ module_param!(
     "bool",
     "Also keep RDMA_PS_TCP ids in the rdma_cm port table (IB/RoCE listeners need it) (default: Y)"
 );
+#[cfg(CONFIG_RDMA_TCP_PORT_KUNIT_TEST)]
+kunit_param_setter!(bool Idr => rdma_tcp_port_kunit_set_idr);
 
 /// `reserve`: which ids get a host port (`all`, `iwarp` or `none`, see
 /// [`Reserve`]).
@@ -63,7 +63,7 @@ pub(crate) fn reserve() -> Reserve {
 }
 
 /// Sets `reserve` from a parameter string: `EINVAL` for an unknown name.
-pub(crate) fn set_reserve(val: &[u8]) -> Result {
+fn set_reserve(val: &[u8]) -> Result {
     let r = Reserve::parse(val).ok_or(EINVAL)?;
     RESERVE.store(r.to_u8(), Ordering::Relaxed);
     Ok(())
@@ -88,6 +88,8 @@ module_param!(
     "charp",
     "Which RDMA_PS_TCP ids get a host TCP port: all, iwarp (ids that can meet host TCP) or none (default: all)"
 );
+#[cfg(CONFIG_RDMA_TCP_PORT_KUNIT_TEST)]
+kunit_param_setter!(str ReserveParam => rdma_tcp_port_kunit_set_reserve);
 
 /// `user_share`: the percentage of a namespace's ephemeral range that one
 /// user without `CAP_NET_ADMIN` there may hold through RDMA ids (and never
@@ -100,7 +102,7 @@ pub(crate) fn user_share() -> u32 {
 }
 
 /// Sets `user_share` from a parameter string: `EINVAL` unless 0 to 100.
-pub(crate) fn set_user_share(val: &[u8]) -> Result {
+fn set_user_share(val: &[u8]) -> Result {
     let share = policy::parse_share(val).ok_or(EINVAL)?;
     USER_SHARE.store(share, Ordering::Relaxed);
     Ok(())
@@ -124,6 +126,8 @@ module_param!(
     "uint",
     "Percent of a namespace's ephemeral port range one uid without CAP_NET_ADMIN there may hold through RDMA ids, never more than its RLIMIT_NOFILE, nor than user.max_rdma_tcp_ports over all the uids it maps; 0: no cap (default: 5)"
 );
+#[cfg(CONFIG_RDMA_TCP_PORT_KUNIT_TEST)]
+kunit_param_setter!(str UserShare => rdma_tcp_port_kunit_set_user_share);
 
 // MODULE_IMPORT_NS(RDMA_CM_PORT): the rdma_cm exports the hook there.
 modinfo!("import_ns", "RDMA_CM_PORT");

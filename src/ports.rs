@@ -9,8 +9,11 @@ use kernel::prelude::*;
 use kernel::rbtree::{Entry, RBTree, RBTreeNodeReservation};
 
 use crate::ephemeral::{self, WORDS};
-use crate::sys::net::NetKey;
+use crate::sys::net::{NetKey, RESERVED_PORT_WORDS};
 use crate::sys::random::random_u32;
+
+// The search reads `ip_local_reserved_ports` word for word beside its own maps.
+const _: () = assert!(WORDS == RESERVED_PORT_WORDS);
 
 /// How many namespaces without reservations keep their maps: a namespace
 /// whose ids come and go one at a time should not allocate 16 KiB per bind.

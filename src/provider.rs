@@ -16,12 +16,12 @@ use crate::active::ActivePorts;
 use crate::caller::Caller;
 use crate::limit::Tally;
 use crate::param;
-use crate::policy::{self, Ratelimit, SockAddr, Tuple, SOCKADDR_IN6_LEN};
+use crate::policy::{self, Ratelimit, SockAddr, Tuple, AF_INET6, SOCKADDR_IN6_LEN};
 use crate::ports::{self, Pick, Ports};
 use crate::sys::errno;
 use crate::sys::net::Net;
 use crate::sys::port_provider::{PortProvider, PortRequest};
-use crate::sys::socket::{Reuse, TcpSocket};
+use crate::sys::socket::{Family, Reuse, TcpSocket};
 use crate::sys::ucount::PortCharge;
 
 /// Messages about refused callers, who retry in a loop.
@@ -338,13 +338,19 @@ impl<'a> Bind<'a> {
 
     /// A new socket of the id's family in its namespace, not bound yet.
     fn socket(&self) -> Result<TcpSocket> {
-        TcpSocket::new(self.net, self.src.family, self.opts.afonly)
+        // `SockAddr::parse()` gives `AF_INET` or `AF_INET6` only.
+        let family = if self.src.family == AF_INET6 {
+            Family::Inet6
+        } else {
+            Family::Inet
+        };
+        TcpSocket::new(self.net, family, self.opts.afonly)
     }
 
     /// Binds `sock` to the address: the host's error (`EADDRINUSE`,
     /// `EACCES`, `EADDRNOTAVAIL`...) leaves it unbound.
     fn bind(&self, sock: &TcpSocket) -> Result {
-        sock.bind(&self.src, &self.raw)
+        sock.bind(self.raw.get(..self.src.sockaddr_len()).ok_or(EINVAL)?)
     }
 
     /// A new socket bound to the address with `reuse`.

@@ -3,15 +3,15 @@
 //! What the KUnit suite (`kunit/`) calls, in test builds only
 //! (`CONFIG_RDMA_TCP_PORT_KUNIT_TEST`, which builds the provider in): the
 //! built-in provider taken away from the rdma_cm and given back through
-//! its registration, and setters for the parameters.
+//! its registration, and setters for the parameters, which the driver
+//! exports with [`kunit_param_setter!`] for each [`ParamValue`].
 
 use kernel::bindings;
 use kernel::error::from_result;
 use kernel::ffi::{c_char, c_int};
-use kernel::prelude::*;
 
+use super::param::ParamValue;
 use super::port_provider;
-use crate::param;
 
 /// The built-in provider, whose operations a KUnit provider may call in
 /// its place; the suite registers and unregisters it only through
@@ -38,45 +38,57 @@ pub(crate) extern "C" fn rdma_tcp_port_kunit_register() -> c_int {
     })
 }
 
-/// Sets the `idr` parameter, returns the old value.
-#[no_mangle]
-pub(crate) extern "C" fn rdma_tcp_port_kunit_set_idr(on: bool) -> bool {
-    param::set_idr(on)
-}
-
-/// Sets a parameter with `set` from its string form `val`, as sysfs would:
-/// 0, or the error `set` gives.
-///
-/// # Safety
-///
-/// `val` is a NUL-terminated string.
-unsafe fn set_from_c(val: *const c_char, set: fn(&[u8]) -> Result) -> c_int {
-    // SAFETY: the caller passes a NUL-terminated string.
-    let val = unsafe { core::ffi::CStr::from_ptr(val.cast()) };
+/// Sets the parameter whose value is `T` from `val`, as sysfs would: 0,
+/// or the error `T::set()` gives.
+fn set<T: ParamValue>(val: &[u8]) -> c_int {
     from_result(|| {
-        set(val.to_bytes())?;
+        T::set(Some(val))?;
         Ok(0)
     })
 }
 
-/// Sets `reserve` from its string form, as sysfs would; 0 or `-EINVAL`.
+/// Sets the parameter whose value is `T` from the string `val`.
 ///
 /// # Safety
 ///
 /// `val` is a NUL-terminated string.
-#[no_mangle]
-pub(crate) unsafe extern "C" fn rdma_tcp_port_kunit_set_reserve(val: *const c_char) -> c_int {
+pub(crate) unsafe fn set_str<T: ParamValue>(val: *const c_char) -> c_int {
     // SAFETY: the caller passes a NUL-terminated string.
-    unsafe { set_from_c(val, param::set_reserve) }
+    let val = unsafe { core::ffi::CStr::from_ptr(val.cast()) };
+    set::<T>(val.to_bytes())
 }
 
-/// Sets `user_share` from its string form, as sysfs would; 0 or `-EINVAL`.
-///
-/// # Safety
-///
-/// `val` is a NUL-terminated string.
-#[no_mangle]
-pub(crate) unsafe extern "C" fn rdma_tcp_port_kunit_set_user_share(val: *const c_char) -> c_int {
-    // SAFETY: the caller passes a NUL-terminated string.
-    unsafe { set_from_c(val, param::set_user_share) }
+/// Sets the boolean parameter whose value is `T` to `on`.
+pub(crate) fn set_bool<T: ParamValue>(on: bool) -> c_int {
+    set::<T>(if on { b"Y" } else { b"N" })
 }
+
+/// Exports `$name` to the KUnit suite: it sets the parameter whose value is
+/// the [`ParamValue`] `$value`, from a C string (`str`) or a C `bool`
+/// (`bool`), and returns 0 or the negative errno.
+macro_rules! kunit_param_setter {
+    (str $value:ty => $name:ident) => {
+        /// # Safety
+        ///
+        /// `val` is a NUL-terminated string.
+        // `#[no_mangle]` is `unsafe_code` to the lint: the name is the C
+        // suite's declaration in `kunit/rdma_tcp_port_kunit.h`.
+        #[allow(unsafe_code)]
+        #[no_mangle]
+        pub(crate) unsafe extern "C" fn $name(
+            val: *const ::kernel::ffi::c_char,
+        ) -> ::kernel::ffi::c_int {
+            // SAFETY: the caller passes a NUL-terminated string.
+            unsafe { $crate::sys::kunit::set_str::<$value>(val) }
+        }
+    };
+    (bool $value:ty => $name:ident) => {
+        // As above, for `#[no_mangle]`.
+        #[allow(unsafe_code)]
+        #[no_mangle]
+        pub(crate) extern "C" fn $name(on: bool) -> ::kernel::ffi::c_int {
+            $crate::sys::kunit::set_bool::<$value>(on)
+        }
+    };
+}
+pub(crate) use kunit_param_setter;

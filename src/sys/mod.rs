@@ -4,7 +4,9 @@
 //! uses, in the manner of `rust/kernel/`. Every `unsafe` block of the
 //! module is in this directory, next to the C object it wraps; the files
 //! above it are safe Rust (`#![forbid(unsafe_code)]`; `param.rs` has
-//! `deny`, so that `module_param!` may place its statics in sections).
+//! `deny`, so that `module_param!` may place its statics in sections and
+//! `kunit_param_setter!` export its setters). Nothing here imports the
+//! driver: what a type needs from it comes in as an argument or a trait.
 //!
 //! - `port_provider`: the rdma_cm's port provider hook, as a trait;
 //! - `socket`: a kernel TCP socket that holds a port;

@@ -7,12 +7,12 @@ use core::ptr::NonNull;
 
 use kernel::bindings;
 
-use crate::ephemeral::WORDS;
-
 /// A `struct net` address, used only as a key.
 pub(crate) type NetKey = usize;
 
-// `ip_local_reserved_ports` is read a word at a time as a `u64` bitmap.
+/// The words of `ip_local_reserved_ports`: one bit for each of the 65536
+/// ports, read a word at a time as a `u64` bitmap.
+pub(crate) const RESERVED_PORT_WORDS: usize = 65536 / 64;
 const _: () = assert!(core::mem::size_of::<kernel::ffi::c_ulong>() == 8);
 
 /// A network namespace that outlives `'a`.
@@ -95,7 +95,7 @@ impl Net<'_> {
             // `test_bit()` does.
             unsafe {
                 let map = (*self.as_ptr()).ipv4.sysctl_local_reserved_ports;
-                if map.is_null() || i >= WORDS {
+                if map.is_null() || i >= RESERVED_PORT_WORDS {
                     return 0;
                 }
                 // Lossless: `unsigned long` is 64 bits here (asserted above).

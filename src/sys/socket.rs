@@ -15,7 +15,25 @@ use kernel::prelude::*;
 
 use super::net::{Net, NetKey};
 use super::ucount::PortCharge;
-use crate::policy::{SockAddr, AF_INET6};
+
+/// The address family of a TCP socket: one of the two that TCP serves,
+/// so that every socket of this type is an inet one (`struct inet_sock`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Family {
+    /// `AF_INET`.
+    Inet,
+    /// `AF_INET6`.
+    Inet6,
+}
+
+impl Family {
+    fn raw(self) -> i32 {
+        match self {
+            Family::Inet => bindings::AF_INET as i32,
+            Family::Inet6 => bindings::AF_INET6 as i32,
+        }
+    }
+}
 
 /// How the socket shares its port, as `sk_reuse`.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -76,14 +94,14 @@ impl Drop for SockLock<'_> {
 impl TcpSocket {
     /// A new TCP socket of `family` in `net`, not bound yet, with
     /// `v6only` for IPv6 (`IPV6_V6ONLY`).
-    pub(crate) fn new(net: &Net<'_>, family: u16, v6only: bool) -> Result<Self> {
+    pub(crate) fn new(net: &Net<'_>, family: Family, v6only: bool) -> Result<Self> {
         let mut sock = core::ptr::null_mut();
         // SAFETY: `net` is live for as long as the socket (`Net` invariant);
         // `sock` is a valid out-pointer.
         to_result(unsafe {
             bindings::sock_create_kern(
                 net.as_ptr(),
-                i32::from(family),
+                family.raw(),
                 bindings::sock_type_SOCK_STREAM as i32,
                 bindings::IPPROTO_TCP as i32,
                 &mut sock,
@@ -93,7 +111,7 @@ impl TcpSocket {
         let this = Self {
             sock: NonNull::new(sock).ok_or(ENOMEM)?,
         };
-        if family == AF_INET6 {
+        if family == Family::Inet6 {
             // As ip6_sock_set_v6only(), which is inline: under the lock.
             this.lock().set_ipv6only(v6only);
         }
@@ -133,16 +151,23 @@ impl TcpSocket {
         self.lock().set_reuse(sk_reuse);
     }
 
-    /// Binds the socket to `addr`, whose `struct sockaddr_in{,6}` is `raw`.
-    /// After `EADDRINUSE` the socket is still unbound and may try again.
-    pub(crate) fn bind(&self, addr: &SockAddr, raw: &[u8]) -> Result {
-        let len = addr.sockaddr_len().min(raw.len());
-        // SAFETY: the socket is live; `raw` holds at least `len` bytes and
-        // kernel_bind() only reads them.
+    /// Binds the socket to the `struct sockaddr_in{,6}` in `addr`, whose
+    /// length is the address length bind gets: the family's bind checks
+    /// it (`EINVAL` if short). After `EADDRINUSE` the socket is still
+    /// unbound and may try again.
+    pub(crate) fn bind(&self, addr: &[u8]) -> Result {
+        // kernel_bind() copies `len` bytes into a `struct sockaddr_storage`
+        // of its own before the family's bind reads them ("net: prevent
+        // address rewrite in kernel_bind()"): no more than that fits.
+        let len = addr
+            .len()
+            .min(core::mem::size_of::<bindings::__kernel_sockaddr_storage>());
+        // SAFETY: the socket is live; `addr` holds at least `len` bytes and
+        // kernel_bind() only reads them, into its own copy.
         to_result(unsafe {
             bindings::kernel_bind(
                 self.sock.as_ptr(),
-                raw.as_ptr().cast_mut().cast(),
+                addr.as_ptr().cast_mut().cast(),
                 len as i32,
             )
         })
