@@ -10,7 +10,7 @@ use kernel::bindings;
 use kernel::error::from_result;
 use kernel::ffi::{c_char, c_int};
 
-use super::param::ParamValue;
+use super::param::{self, ParamValue};
 use super::port_provider;
 
 /// The built-in provider, whose operations a KUnit provider may call in
@@ -38,29 +38,26 @@ pub(crate) extern "C" fn rdma_tcp_port_kunit_register() -> c_int {
     })
 }
 
-/// Sets the parameter whose value is `T` from `val`, as sysfs would: 0,
-/// or the error `T::set()` gives.
-fn set<T: ParamValue>(val: &[u8]) -> c_int {
-    from_result(|| {
-        T::set(Some(val))?;
-        Ok(0)
-    })
-}
-
-/// Sets the parameter whose value is `T` from the string `val`.
+/// Sets the parameter whose value is `T` from the string `val` through the
+/// `set` operation that a sysfs write calls: 0, or the error `T::set()`
+/// gives.
 ///
 /// # Safety
 ///
 /// `val` is a NUL-terminated string.
 pub(crate) unsafe fn set_str<T: ParamValue>(val: *const c_char) -> c_int {
-    // SAFETY: the caller passes a NUL-terminated string.
-    let val = unsafe { core::ffi::CStr::from_ptr(val.cast()) };
-    set::<T>(val.to_bytes())
+    // SAFETY: the caller passes a NUL-terminated string; the operation does
+    // not read its `kernel_param`.
+    unsafe { param::set::<T>(val, core::ptr::null()) }
 }
 
-/// Sets the boolean parameter whose value is `T` to `on`.
+/// Sets the boolean parameter whose value is `T` to `on`, as writing `Y`
+/// or `N` would.
 pub(crate) fn set_bool<T: ParamValue>(on: bool) -> c_int {
-    set::<T>(if on { b"Y" } else { b"N" })
+    from_result(|| {
+        T::set(Some(if on { b"Y" } else { b"N" }))?;
+        Ok(0)
+    })
 }
 
 /// Exports `$name` to the KUnit suite: it sets the parameter whose value is

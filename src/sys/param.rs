@@ -42,7 +42,7 @@ impl ParamOps {
 /// # Safety
 ///
 /// `val` is null or a NUL-terminated string, as the kernel passes it.
-unsafe extern "C" fn set<T: ParamValue>(
+pub(super) unsafe extern "C" fn set<T: ParamValue>(
     val: *const c_char,
     _kp: *const bindings::kernel_param,
 ) -> c_int {
